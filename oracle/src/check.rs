@@ -1,0 +1,1 @@
+//! Module check: being written in this change.

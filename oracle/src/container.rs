@@ -1,0 +1,1 @@
+//! Module container: being written in this change.

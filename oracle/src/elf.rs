@@ -1,0 +1,3 @@
+//! Module elf: being written in this change.
+
+crate::declare_rules! {}

@@ -1,0 +1,3 @@
+//! Module kd: being written in this change.
+
+crate::declare_rules! {}

@@ -1,0 +1,30 @@
+//! `hsaco-oracle`: a reference model of the AMDGPU HSA code object ABI.
+//!
+//! It decodes any bytes into typed models of the ELF container, notes,
+//! metadata, kernel descriptors and initial register state, and reports,
+//! rule by rule, what is wrong. It never runs external tools and never
+//! panics on any input; sizes and counts read from a file are checked
+//! against the file before use.
+//!
+//! Start at [`check::check_object`] for one code object, or at
+//! [`container::scan`] for files that may hold several (offload bundles,
+//! host binaries with a `.hip_fatbin` section).
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod rules;
+
+pub mod check;
+pub mod container;
+pub mod elf;
+pub mod kd;
+pub mod metadata;
+pub mod msgpack;
+pub mod notes;
+pub mod sgpr;
+pub mod symbols;
+pub mod targets;
+pub mod uri;
+
+pub use rules::{Rule, Severity, Sink, Violation};

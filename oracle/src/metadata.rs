@@ -1,0 +1,3 @@
+//! Module metadata: being written in this change.
+
+crate::declare_rules! {}

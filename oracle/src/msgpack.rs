@@ -1,0 +1,1 @@
+//! Module msgpack: being written in this change.

@@ -1,0 +1,3 @@
+//! Module notes: being written in this change.
+
+crate::declare_rules! {}

@@ -1,0 +1,3 @@
+//! Module sgpr: being written in this change.
+
+crate::declare_rules! {}

@@ -1,0 +1,3 @@
+//! Module symbols: being written in this change.
+
+crate::declare_rules! {}

@@ -1,0 +1,1 @@
+//! Module uri: being written in this change.

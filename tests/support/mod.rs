@@ -1,0 +1,37 @@
+//! Shared helpers for the integration tests: finding the real LLVM tools.
+//!
+//! Tests that need an external tool call [`require_tool`]. Outside CI a
+//! missing tool makes the test skip with a printed reason; in CI (the `CI`
+//! environment variable is set, as `.ci/run` does) it fails the test, so a
+//! broken install can never turn into a silently green run.
+
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+
+/// True when running under `.ci/run` (peers are required there).
+pub fn in_ci() -> bool {
+    std::env::var_os("CI").is_some_and(|v| !v.is_empty() && v != "0" && v != "false")
+}
+
+/// Finds `name` on `PATH`. Returns `None` (after printing why) when it is
+/// missing outside CI; panics when it is missing in CI.
+pub fn require_tool(name: &str) -> Option<PathBuf> {
+    if let Some(p) = which(name) {
+        return Some(p);
+    }
+    let msg = format!("required tool `{name}` not found on PATH (install the Debian packages listed in .ci/run)");
+    if in_ci() {
+        panic!("{msg}");
+    }
+    eprintln!("SKIPPED: {msg}");
+    None
+}
+
+/// Finds an executable on `PATH`.
+pub fn which(name: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|d| d.join(name))
+        .find(|p| p.is_file())
+}
