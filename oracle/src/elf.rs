@@ -1,3 +1,773 @@
-//! Module elf: being written in this change.
+//! The ELF container of a code object: header, `e_flags`, program headers
+//! and section headers, every size and offset bounds-checked against the
+//! file before use.
+//!
+//! Sources: amdgpu-usage.rst "ELF Code Object" / "Header" / "Sections";
+//! NOTES.md "ELF header"; LLVM `llvm/include/llvm/BinaryFormat/ELF.h`.
 
-crate::declare_rules! {}
+use crate::rules::Sink;
+use crate::targets::{self, CodeObjectVersion, Generation, Target};
+use serde::Serialize;
+
+crate::declare_rules! {
+    HEADER_TRUNCATED = (Error, "elf.header.truncated",
+        "The file holds a complete 64-byte ELF64 header.",
+        "ELF gABI; amdgpu-usage.rst: Header");
+    IDENT_CLASS = (Error, "elf.ident.class",
+        "EI_CLASS is ELFCLASS64 (2): amdgcn code objects are 64-bit.",
+        "amdgpu-usage.rst: Header (e_ident[EI_CLASS])");
+    IDENT_DATA = (Error, "elf.ident.data",
+        "EI_DATA is ELFDATA2LSB (1): all AMDGPU targets are little-endian.",
+        "amdgpu-usage.rst: Header (e_ident[EI_DATA])");
+    IDENT_VERSION = (Error, "elf.ident.version",
+        "EI_VERSION is EV_CURRENT (1).",
+        "ELF gABI");
+    IDENT_OSABI = (Error, "elf.ident.osabi",
+        "EI_OSABI is ELFOSABI_AMDGPU_HSA (64) for an HSA code object.",
+        "amdgpu-usage.rst: Header (e_ident[EI_OSABI]); NOTES.md: ELF header");
+    IDENT_ABI_VERSION = (Error, "elf.ident.abi_version",
+        "EI_ABIVERSION names a known HSA code object version (0-4 for V2-V6).",
+        "NOTES.md: ELF header; llvm/include/llvm/BinaryFormat/ELF.h");
+    IDENT_PAD = (Warning, "elf.ident.pad",
+        "The e_ident padding bytes (9-15) are zero.",
+        "ELF gABI");
+    TYPE = (Error, "elf.type",
+        "e_type is ET_REL (1) or ET_DYN (2); the HSA loader needs ET_DYN.",
+        "amdgpu-usage.rst: Header (e_type)");
+    MACHINE = (Error, "elf.machine",
+        "e_machine is EM_AMDGPU (224).",
+        "amdgpu-usage.rst: Header (e_machine)");
+    VERSION = (Error, "elf.version",
+        "e_version is EV_CURRENT (1).",
+        "ELF gABI");
+    ENTRY = (Error, "elf.entry",
+        "e_entry is 0: kernels are entered through their descriptors.",
+        "amdgpu-usage.rst: Header (e_entry)");
+    HEADER_SIZES = (Error, "elf.header.sizes",
+        "e_ehsize is 64, e_phentsize is 56 when there are program headers, e_shentsize is 64 when there are section headers.",
+        "ELF gABI (ELF64)");
+    E_FLAGS_MACH = (Error, "elf.e_flags.mach",
+        "EF_AMDGPU_MACH names a known amdgcn processor (not none, r600-era, reserved or retired).",
+        "amdgpu-usage.rst: EF_AMDGPU_MACH values; NOTES.md: ELF header");
+    E_FLAGS_RESERVED = (Error, "elf.e_flags.reserved",
+        "e_flags bits outside the fields defined for the code object version are zero.",
+        "amdgpu-usage.rst: e_flags; NOTES.md: ELF header");
+    E_FLAGS_XNACK = (Error, "elf.e_flags.xnack",
+        "The xnack field of e_flags is 'unsupported' (0) exactly when the processor lacks xnack.",
+        "amdgpu-usage.rst: e_flags (EF_AMDGPU_XNACK); NOTES.md: ELF header");
+    E_FLAGS_SRAMECC = (Error, "elf.e_flags.sramecc",
+        "The sramecc field of e_flags is 'unsupported' (0) exactly when the processor lacks sramecc.",
+        "amdgpu-usage.rst: e_flags (EF_AMDGPU_SRAM_ECC); NOTES.md: ELF header");
+    E_FLAGS_GENERIC_VERSION = (Error, "elf.e_flags.generic_version",
+        "EF_AMDGPU_GENERIC_VERSION (bits 31:24) is at least 1 for a generic target and 0 for any other.",
+        "NOTES.md: ELF header (V6)");
+    GENERIC_NEEDS_V6 = (Error, "elf.e_flags.generic_needs_v6",
+        "A generic target (gfx9-generic, ...) is only valid in code object V6 or later.",
+        "NOTES.md: ELF header (V6); llvm/lib/Target/AMDGPU/AMDGPUTargetStreamer.cpp");
+    PHDR_BOUNDS = (Error, "elf.phdr.bounds",
+        "The program header table and each segment's file bytes lie inside the file.",
+        "ELF gABI");
+    PHDR_SIZES = (Error, "elf.phdr.sizes",
+        "A segment's p_filesz is not larger than its p_memsz.",
+        "ELF gABI");
+    PHDR_ALIGN = (Error, "elf.phdr.align",
+        "p_align is 0 or a power of two, and a PT_LOAD segment has p_offset = p_vaddr modulo p_align.",
+        "ELF gABI");
+    SHDR_BOUNDS = (Error, "elf.shdr.bounds",
+        "The section header table and each section's file bytes (except SHT_NOBITS) lie inside the file.",
+        "ELF gABI");
+    SHDR_ALIGN = (Error, "elf.shdr.align",
+        "sh_addralign is 0 or a power of two, and an allocated section's address is a multiple of it.",
+        "ELF gABI");
+    SHSTRNDX = (Error, "elf.shstrndx",
+        "e_shstrndx names a SHT_STRTAB section, and every section name is a NUL-terminated string inside it.",
+        "ELF gABI");
+    LOAD_SEGMENTS = (Error, "elf.load_segments",
+        "A shared code object (ET_DYN) has PT_LOAD segments covering its allocated sections.",
+        "amdgpu-usage.rst: ELF Code Object (lld produces a loadable shared object)");
+}
+
+/// `EM_AMDGPU`.
+pub const EM_AMDGPU: u16 = 224;
+/// `ELFOSABI_AMDGPU_HSA`.
+pub const ELFOSABI_AMDGPU_HSA: u8 = 64;
+/// `ELFOSABI_AMDGPU_PAL`.
+pub const ELFOSABI_AMDGPU_PAL: u8 = 65;
+/// `ELFOSABI_AMDGPU_MESA3D`.
+pub const ELFOSABI_AMDGPU_MESA3D: u8 = 66;
+/// `ET_REL`.
+pub const ET_REL: u16 = 1;
+/// `ET_DYN`.
+pub const ET_DYN: u16 = 2;
+/// `SHT_SYMTAB`.
+pub const SHT_SYMTAB: u32 = 2;
+/// `SHT_STRTAB`.
+pub const SHT_STRTAB: u32 = 3;
+/// `SHT_RELA`.
+pub const SHT_RELA: u32 = 4;
+/// `SHT_NOTE`.
+pub const SHT_NOTE: u32 = 7;
+/// `SHT_NOBITS`.
+pub const SHT_NOBITS: u32 = 8;
+/// `SHT_DYNSYM`.
+pub const SHT_DYNSYM: u32 = 11;
+/// `SHF_WRITE`.
+pub const SHF_WRITE: u64 = 1;
+/// `SHF_ALLOC`.
+pub const SHF_ALLOC: u64 = 2;
+/// `SHF_EXECINSTR`.
+pub const SHF_EXECINSTR: u64 = 4;
+/// `PT_LOAD`.
+pub const PT_LOAD: u32 = 1;
+/// `PT_NOTE`.
+pub const PT_NOTE: u32 = 4;
+
+/// Size of an ELF64 file header.
+pub const EHDR_SIZE: usize = 64;
+const PHDR_SIZE: usize = 56;
+const SHDR_SIZE: usize = 64;
+
+/// Reads a little-endian `u16` at `off`, or `None` past the end.
+pub fn le_u16(d: &[u8], off: usize) -> Option<u16> {
+    Some(u16::from_le_bytes(d.get(off..off.checked_add(2)?)?.try_into().ok()?))
+}
+/// Reads a little-endian `u32` at `off`, or `None` past the end.
+pub fn le_u32(d: &[u8], off: usize) -> Option<u32> {
+    Some(u32::from_le_bytes(d.get(off..off.checked_add(4)?)?.try_into().ok()?))
+}
+/// Reads a little-endian `u64` at `off`, or `None` past the end.
+pub fn le_u64(d: &[u8], off: usize) -> Option<u64> {
+    Some(u64::from_le_bytes(d.get(off..off.checked_add(8)?)?.try_into().ok()?))
+}
+
+/// Returns `d[off..off+len]` when the whole range is inside `d`.
+pub fn range(d: &[u8], off: u64, len: u64) -> Option<&[u8]> {
+    let start = usize::try_from(off).ok()?;
+    let end = start.checked_add(usize::try_from(len).ok()?)?;
+    d.get(start..end)
+}
+
+/// The ELF64 file header fields the ABI constrains.
+#[derive(Debug, Clone, Serialize)]
+pub struct Header {
+    /// `e_ident[EI_CLASS]`.
+    pub class: u8,
+    /// `e_ident[EI_DATA]`.
+    pub data: u8,
+    /// `e_ident[EI_VERSION]`.
+    pub ident_version: u8,
+    /// `e_ident[EI_OSABI]`.
+    pub osabi: u8,
+    /// `e_ident[EI_ABIVERSION]`.
+    pub abi_version: u8,
+    /// `e_type`.
+    pub e_type: u16,
+    /// `e_machine`.
+    pub machine: u16,
+    /// `e_version`.
+    pub version: u32,
+    /// `e_entry`.
+    pub entry: u64,
+    /// `e_phoff`.
+    pub phoff: u64,
+    /// `e_shoff`.
+    pub shoff: u64,
+    /// `e_flags`.
+    pub flags: u32,
+    /// `e_ehsize`.
+    pub ehsize: u16,
+    /// `e_phentsize`.
+    pub phentsize: u16,
+    /// `e_phnum`.
+    pub phnum: u16,
+    /// `e_shentsize`.
+    pub shentsize: u16,
+    /// `e_shnum`.
+    pub shnum: u16,
+    /// `e_shstrndx`.
+    pub shstrndx: u16,
+}
+
+/// One program header.
+#[derive(Debug, Clone, Serialize)]
+pub struct Segment {
+    /// `p_type`.
+    pub p_type: u32,
+    /// `p_flags`.
+    pub flags: u32,
+    /// `p_offset`.
+    pub offset: u64,
+    /// `p_vaddr`.
+    pub vaddr: u64,
+    /// `p_filesz`.
+    pub filesz: u64,
+    /// `p_memsz`.
+    pub memsz: u64,
+    /// `p_align`.
+    pub align: u64,
+}
+
+/// One section header, with its name resolved.
+#[derive(Debug, Clone, Serialize)]
+pub struct Section {
+    /// Index in the section header table.
+    pub index: usize,
+    /// Name from the section name string table ("" if unreadable).
+    pub name: String,
+    /// `sh_type`.
+    pub sh_type: u32,
+    /// `sh_flags`.
+    pub flags: u64,
+    /// `sh_addr`.
+    pub addr: u64,
+    /// `sh_offset`.
+    pub offset: u64,
+    /// `sh_size`.
+    pub size: u64,
+    /// `sh_link`.
+    pub link: u32,
+    /// `sh_info`.
+    pub info: u32,
+    /// `sh_addralign`.
+    pub addralign: u64,
+    /// `sh_entsize`.
+    pub entsize: u64,
+}
+
+impl Section {
+    /// The section's bytes in the file, if it has file bytes in range.
+    pub fn data<'a>(&self, file: &'a [u8]) -> Option<&'a [u8]> {
+        if self.sh_type == SHT_NOBITS {
+            return Some(&[]);
+        }
+        range(file, self.offset, self.size)
+    }
+
+    /// True if the section is allocated, not writable and not executable.
+    pub fn is_read_only_data(&self) -> bool {
+        self.flags & SHF_ALLOC != 0 && self.flags & (SHF_WRITE | SHF_EXECINSTR) == 0
+    }
+
+    /// True if the section is allocated and executable.
+    pub fn is_code(&self) -> bool {
+        self.flags & SHF_ALLOC != 0 && self.flags & SHF_EXECINSTR != 0
+    }
+}
+
+/// A parsed ELF64 code object.
+#[derive(Debug)]
+pub struct Elf<'a> {
+    /// The whole file.
+    pub data: &'a [u8],
+    /// The file header.
+    pub header: Header,
+    /// Program headers that lie inside the file.
+    pub segments: Vec<Segment>,
+    /// Section headers that lie inside the file.
+    pub sections: Vec<Section>,
+    /// Code object version, when the OS ABI is HSA and the ABI version known.
+    pub cov: Option<CodeObjectVersion>,
+    /// The processor named by `EF_AMDGPU_MACH`, when known and amdgcn.
+    pub target: Option<&'static Target>,
+}
+
+/// Why a file could not be read as an AMDGPU ELF code object at all.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NotElf {
+    /// The file does not start with `\x7fELF`.
+    NoMagic,
+}
+
+/// True if `d` starts with the ELF magic.
+pub fn has_magic(d: &[u8]) -> bool {
+    d.starts_with(b"\x7fELF")
+}
+
+/// Reads a header without checking it; `None` if the file is too short.
+pub fn read_header(d: &[u8]) -> Option<Header> {
+    if d.len() < EHDR_SIZE {
+        return None;
+    }
+    Some(Header {
+        class: d[4],
+        data: d[5],
+        ident_version: d[6],
+        osabi: d[7],
+        abi_version: d[8],
+        e_type: le_u16(d, 16)?,
+        machine: le_u16(d, 18)?,
+        version: le_u32(d, 20)?,
+        entry: le_u64(d, 24)?,
+        phoff: le_u64(d, 32)?,
+        shoff: le_u64(d, 40)?,
+        flags: le_u32(d, 48)?,
+        ehsize: le_u16(d, 52)?,
+        phentsize: le_u16(d, 54)?,
+        phnum: le_u16(d, 56)?,
+        shentsize: le_u16(d, 58)?,
+        shnum: le_u16(d, 60)?,
+        shstrndx: le_u16(d, 62)?,
+    })
+}
+
+/// Reads the section headers of any little-endian ELF64 file (also host
+/// binaries), keeping those inside the file; used to find `.hip_fatbin`.
+pub fn read_sections(d: &[u8], h: &Header) -> Vec<Section> {
+    let mut out = Vec::new();
+    if h.shentsize as usize != SHDR_SIZE || h.shnum == 0 {
+        return out;
+    }
+    for i in 0..h.shnum as usize {
+        let Some(off) = (i as u64)
+            .checked_mul(SHDR_SIZE as u64)
+            .and_then(|o| o.checked_add(h.shoff))
+        else {
+            break;
+        };
+        let Some(b) = range(d, off, SHDR_SIZE as u64) else {
+            break;
+        };
+        let g32 = |o| le_u32(b, o).unwrap_or(0);
+        let g64 = |o| le_u64(b, o).unwrap_or(0);
+        out.push(Section {
+            index: i,
+            name: String::new(),
+            sh_type: g32(4),
+            flags: g64(8),
+            addr: g64(16),
+            offset: g64(24),
+            size: g64(32),
+            link: g32(40),
+            info: g32(44),
+            addralign: g64(48),
+            entsize: g64(56),
+        });
+        // Remember the raw name offset in `name` until names are resolved.
+        out.last_mut().expect("just pushed").name = g32(0).to_string();
+    }
+    resolve_names(d, h, &mut out);
+    out
+}
+
+/// Replaces the raw name offsets stashed in `name` by the names; returns
+/// false if the string table or a name is out of bounds.
+fn resolve_names(d: &[u8], h: &Header, secs: &mut [Section]) -> bool {
+    let strtab = secs
+        .get(h.shstrndx as usize)
+        .filter(|s| s.sh_type == SHT_STRTAB)
+        .and_then(|s| s.data(d));
+    let mut ok = strtab.is_some();
+    for s in secs.iter_mut() {
+        let off: usize = s.name.parse().unwrap_or(usize::MAX);
+        s.name = match strtab.and_then(|t| cstr(t, off)) {
+            Some(n) => n.to_owned(),
+            None => {
+                ok = false;
+                String::new()
+            }
+        };
+    }
+    ok
+}
+
+/// Reads the NUL-terminated string at `off` in `table` (lossy UTF-8 is not
+/// needed: names that are not UTF-8 come back as `None`).
+pub fn cstr(table: &[u8], off: usize) -> Option<&str> {
+    let rest = table.get(off..)?;
+    let end = rest.iter().position(|&b| b == 0)?;
+    std::str::from_utf8(&rest[..end]).ok()
+}
+
+fn is_pow2_or_zero(v: u64) -> bool {
+    v & v.wrapping_sub(1) == 0
+}
+
+impl<'a> Elf<'a> {
+    /// Parses and checks the container. Returns `None` when the header is
+    /// unusable (too short, not ELF64 little-endian, not AMDGPU); the reason
+    /// is in `sink`.
+    pub fn parse(d: &'a [u8], sink: &mut Sink) -> Option<Elf<'a>> {
+        let Some(h) = read_header(d) else {
+            sink.report_at(
+                &HEADER_TRUNCATED,
+                0,
+                format!("file is {} bytes, shorter than the 64-byte ELF64 header", d.len()),
+            );
+            return None;
+        };
+        if h.class != 2 {
+            sink.report_at(&IDENT_CLASS, 4, format!("EI_CLASS is {}, expected 2 (ELFCLASS64)", h.class));
+            return None;
+        }
+        if h.data != 1 {
+            sink.report_at(&IDENT_DATA, 5, format!("EI_DATA is {}, expected 1 (ELFDATA2LSB)", h.data));
+            return None;
+        }
+        if h.machine != EM_AMDGPU {
+            sink.report_at(&MACHINE, 18, format!("e_machine is {}, expected 224 (EM_AMDGPU)", h.machine));
+            return None;
+        }
+        if h.ident_version != 1 {
+            sink.report_at(&IDENT_VERSION, 6, format!("EI_VERSION is {}, expected 1", h.ident_version));
+        }
+        let mut cov = None;
+        match h.osabi {
+            ELFOSABI_AMDGPU_HSA => {
+                cov = CodeObjectVersion::from_abi_version(h.abi_version);
+                if cov.is_none() {
+                    sink.report_at(
+                        &IDENT_ABI_VERSION,
+                        8,
+                        format!(
+                            "EI_ABIVERSION is {}, which names no HSA code object version (0-4 are V2-V6)",
+                            h.abi_version
+                        ),
+                    );
+                }
+            }
+            other => {
+                let what = match other {
+                    0 => "ELFOSABI_NONE",
+                    ELFOSABI_AMDGPU_PAL => "ELFOSABI_AMDGPU_PAL",
+                    ELFOSABI_AMDGPU_MESA3D => "ELFOSABI_AMDGPU_MESA3D",
+                    _ => "an unknown OS ABI",
+                };
+                sink.report_at(
+                    &IDENT_OSABI,
+                    7,
+                    format!("EI_OSABI is {other} ({what}), expected 64 (ELFOSABI_AMDGPU_HSA); HSA rules are not checked"),
+                );
+            }
+        }
+        if let Some(i) = d[9..16].iter().position(|&b| b != 0) {
+            sink.report_at(&IDENT_PAD, 9 + i as u64, format!("e_ident[{}] is {:#x}, expected 0", 9 + i, d[9 + i]));
+        }
+        if h.e_type != ET_REL && h.e_type != ET_DYN {
+            sink.report_at(&TYPE, 16, format!("e_type is {}, expected 1 (ET_REL) or 2 (ET_DYN)", h.e_type));
+        }
+        if h.version != 1 {
+            sink.report_at(&VERSION, 20, format!("e_version is {}, expected 1", h.version));
+        }
+        if h.entry != 0 {
+            sink.report_at(&ENTRY, 24, format!("e_entry is {:#x}, expected 0", h.entry));
+        }
+        let mut sizes = Vec::new();
+        if h.ehsize as usize != EHDR_SIZE {
+            sizes.push(format!("e_ehsize is {}, expected 64", h.ehsize));
+        }
+        if h.phnum > 0 && h.phentsize as usize != PHDR_SIZE {
+            sizes.push(format!("e_phentsize is {}, expected 56", h.phentsize));
+        }
+        if h.shnum > 0 && h.shentsize as usize != SHDR_SIZE {
+            sizes.push(format!("e_shentsize is {}, expected 64", h.shentsize));
+        }
+        if !sizes.is_empty() {
+            sink.report_at(&HEADER_SIZES, 52, sizes.join("; "));
+        }
+
+        let target = cov.and_then(|cov| check_e_flags(h.flags, cov, sink));
+        let segments = Self::read_segments(d, &h, sink);
+        let sections = Self::read_checked_sections(d, &h, sink);
+        let elf = Elf { data: d, header: h, segments, sections, cov, target };
+        elf.check_layout(sink);
+        Some(elf)
+    }
+
+    fn read_segments(d: &[u8], h: &Header, sink: &mut Sink) -> Vec<Segment> {
+        let mut out = Vec::new();
+        if h.phnum == 0 || h.phentsize as usize != PHDR_SIZE {
+            return out;
+        }
+        let table_len = h.phnum as u64 * PHDR_SIZE as u64;
+        if range(d, h.phoff, table_len).is_none() {
+            sink.report_at(
+                &PHDR_BOUNDS,
+                32,
+                format!(
+                    "program header table at {:#x} with {} entries ends past the end of the {}-byte file",
+                    h.phoff,
+                    h.phnum,
+                    d.len()
+                ),
+            );
+            return out;
+        }
+        for i in 0..h.phnum as u64 {
+            let off = h.phoff + i * PHDR_SIZE as u64;
+            let Some(b) = range(d, off, PHDR_SIZE as u64) else { break };
+            let s = Segment {
+                p_type: le_u32(b, 0).unwrap_or(0),
+                flags: le_u32(b, 4).unwrap_or(0),
+                offset: le_u64(b, 8).unwrap_or(0),
+                vaddr: le_u64(b, 16).unwrap_or(0),
+                filesz: le_u64(b, 32).unwrap_or(0),
+                memsz: le_u64(b, 40).unwrap_or(0),
+                align: le_u64(b, 48).unwrap_or(0),
+            };
+            if range(d, s.offset, s.filesz).is_none() {
+                sink.report_at(
+                    &PHDR_BOUNDS,
+                    off,
+                    format!(
+                        "segment {i} (type {:#x}) file bytes {:#x}+{:#x} end past the end of the {}-byte file",
+                        s.p_type,
+                        s.offset,
+                        s.filesz,
+                        d.len()
+                    ),
+                );
+            }
+            if s.filesz > s.memsz {
+                sink.report_at(
+                    &PHDR_SIZES,
+                    off,
+                    format!("segment {i}: p_filesz {:#x} is larger than p_memsz {:#x}", s.filesz, s.memsz),
+                );
+            }
+            if !is_pow2_or_zero(s.align) {
+                sink.report_at(&PHDR_ALIGN, off, format!("segment {i}: p_align {:#x} is not a power of two", s.align));
+            } else if s.p_type == PT_LOAD && s.align > 1 && s.offset % s.align != s.vaddr % s.align {
+                sink.report_at(
+                    &PHDR_ALIGN,
+                    off,
+                    format!(
+                        "PT_LOAD segment {i}: p_offset {:#x} and p_vaddr {:#x} differ modulo p_align {:#x}",
+                        s.offset, s.vaddr, s.align
+                    ),
+                );
+            }
+            out.push(s);
+        }
+        out
+    }
+
+    fn read_checked_sections(d: &[u8], h: &Header, sink: &mut Sink) -> Vec<Section> {
+        if h.shnum == 0 || h.shentsize as usize != SHDR_SIZE {
+            return Vec::new();
+        }
+        let table_len = h.shnum as u64 * SHDR_SIZE as u64;
+        if range(d, h.shoff, table_len).is_none() {
+            sink.report_at(
+                &SHDR_BOUNDS,
+                40,
+                format!(
+                    "section header table at {:#x} with {} entries ends past the end of the {}-byte file",
+                    h.shoff,
+                    h.shnum,
+                    d.len()
+                ),
+            );
+            return Vec::new();
+        }
+        let mut secs = read_sections(d, h);
+        let names_ok = secs
+            .get(h.shstrndx as usize)
+            .is_some_and(|s| s.sh_type == SHT_STRTAB && s.data(d).is_some());
+        if !names_ok {
+            sink.report_at(
+                &SHSTRNDX,
+                62,
+                format!(
+                    "e_shstrndx {} does not name a SHT_STRTAB section with its bytes inside the file",
+                    h.shstrndx
+                ),
+            );
+        } else if secs.iter().skip(1).any(|s| s.name.is_empty()) {
+            // Section 0 is the null section and is nameless by definition.
+            let bad: Vec<String> = secs.iter().skip(1).filter(|s| s.name.is_empty()).map(|s| s.index.to_string()).collect();
+            sink.report_at(
+                &SHSTRNDX,
+                h.shoff,
+                format!("sections {} have a name offset outside the string table or an unterminated name", bad.join(", ")),
+            );
+        }
+        for s in &mut secs {
+            let hdr_off = h.shoff + s.index as u64 * SHDR_SIZE as u64;
+            if s.sh_type != SHT_NOBITS && s.sh_type != 0 && range(d, s.offset, s.size).is_none() {
+                sink.report_at(
+                    &SHDR_BOUNDS,
+                    hdr_off,
+                    format!(
+                        "section {} '{}' bytes {:#x}+{:#x} end past the end of the {}-byte file",
+                        s.index,
+                        s.name,
+                        s.offset,
+                        s.size,
+                        d.len()
+                    ),
+                );
+            }
+            if !is_pow2_or_zero(s.addralign) {
+                sink.report_at(
+                    &SHDR_ALIGN,
+                    hdr_off,
+                    format!("section '{}': sh_addralign {:#x} is not a power of two", s.name, s.addralign),
+                );
+            } else if s.flags & SHF_ALLOC != 0 && s.addralign > 1 && s.addr % s.addralign != 0 {
+                sink.report_at(
+                    &SHDR_ALIGN,
+                    hdr_off,
+                    format!(
+                        "section '{}': address {:#x} is not a multiple of sh_addralign {:#x}",
+                        s.name, s.addr, s.addralign
+                    ),
+                );
+            }
+        }
+        secs
+    }
+
+    fn check_layout(&self, sink: &mut Sink) {
+        if self.header.e_type != ET_DYN {
+            return;
+        }
+        let loads: Vec<&Segment> = self.segments.iter().filter(|s| s.p_type == PT_LOAD).collect();
+        for s in &self.sections {
+            if s.flags & SHF_ALLOC == 0 || s.size == 0 {
+                continue;
+            }
+            let end = s.addr.saturating_add(s.size);
+            let covered = loads
+                .iter()
+                .any(|l| s.addr >= l.vaddr && end <= l.vaddr.saturating_add(l.memsz));
+            if !covered {
+                sink.report(
+                    &LOAD_SEGMENTS,
+                    format!(
+                        "allocated section '{}' at {:#x}+{:#x} is not inside any PT_LOAD segment",
+                        s.name, s.addr, s.size
+                    ),
+                );
+            }
+        }
+    }
+
+    /// The first section with this name.
+    pub fn section(&self, name: &str) -> Option<&Section> {
+        self.sections.iter().find(|s| s.name == name)
+    }
+
+    /// Maps a virtual address (or, in a relocatable object, a
+    /// section-relative value) in section `shndx` to a file offset.
+    pub fn addr_to_offset(&self, shndx: usize, addr: u64) -> Option<u64> {
+        let s = self.sections.get(shndx)?;
+        let rel = if self.header.e_type == ET_REL { addr } else { addr.checked_sub(s.addr)? };
+        if rel > s.size {
+            return None;
+        }
+        s.offset.checked_add(rel)
+    }
+}
+
+/// Bits of `e_flags` that code object V3 defines (mach, xnack, sramecc).
+const V3_FLAGS: u32 = 0x3ff;
+/// Bits of `e_flags` that code object V4 and V5 define.
+const V4_FLAGS: u32 = 0xfff;
+/// Bits of `e_flags` that code object V6 defines (adds the generic version).
+const V6_FLAGS: u32 = 0xff00_0fff;
+/// V2 defined mach plus bit 0 xnack and bit 1 trap handler in its own
+/// (pre-mach) scheme; LLVM 14 writes the mach byte with the V3 bits.
+const V2_FLAGS: u32 = 0x3ff;
+
+/// Checks `e_flags` for the given code object version; returns the target
+/// when the mach value names a known amdgcn processor.
+pub fn check_e_flags(flags: u32, cov: CodeObjectVersion, sink: &mut Sink) -> Option<&'static Target> {
+    let mach = (flags & 0xff) as u8;
+    let target = targets::by_mach(mach);
+    match target {
+        None => {
+            let why = if mach == 0 {
+                "0 (EF_AMDGPU_MACH_NONE) names no processor".to_owned()
+            } else {
+                format!("{mach:#04x} is reserved or unknown")
+            };
+            sink.report_at(&E_FLAGS_MACH, 48, format!("EF_AMDGPU_MACH {why}"));
+            return None;
+        }
+        Some(t) if !t.hsa || t.generation == Generation::R600 => {
+            sink.report_at(
+                &E_FLAGS_MACH,
+                48,
+                format!("EF_AMDGPU_MACH {mach:#04x} is {}, an r600-era processor that HSA cannot run", t.name),
+            );
+            return None;
+        }
+        Some(_) => {}
+    }
+    let t = target?;
+    let defined = match cov {
+        CodeObjectVersion::V2 => V2_FLAGS,
+        CodeObjectVersion::V3 => V3_FLAGS,
+        CodeObjectVersion::V4 | CodeObjectVersion::V5 => V4_FLAGS,
+        CodeObjectVersion::V6 => V6_FLAGS,
+    };
+    if flags & !defined != 0 {
+        sink.report_at(
+            &E_FLAGS_RESERVED,
+            48,
+            format!(
+                "e_flags {flags:#010x} sets bits {:#010x} that code object {cov} does not define",
+                flags & !defined
+            ),
+        );
+    }
+    match cov {
+        CodeObjectVersion::V2 | CodeObjectVersion::V3 => {
+            if flags & 0x100 != 0 && !t.xnack {
+                sink.report_at(&E_FLAGS_XNACK, 48, format!("EF_AMDGPU_XNACK (0x100) is set but {} has no xnack", t.name));
+            }
+            if flags & 0x200 != 0 && !t.sramecc {
+                sink.report_at(
+                    &E_FLAGS_SRAMECC,
+                    48,
+                    format!("EF_AMDGPU_SRAMECC (0x200) is set but {} has no sramecc", t.name),
+                );
+            }
+        }
+        _ => {
+            let x = (flags >> 8) & 3;
+            let s = (flags >> 10) & 3;
+            const NAMES: [&str; 4] = ["unsupported", "any", "off", "on"];
+            if (x == 0) == t.xnack {
+                let want = if t.xnack { "any, off or on" } else { "unsupported" };
+                sink.report_at(
+                    &E_FLAGS_XNACK,
+                    48,
+                    format!("xnack field is {} ({:#x}) but {} needs {want}", NAMES[x as usize], x << 8, t.name),
+                );
+            }
+            if (s == 0) == t.sramecc {
+                let want = if t.sramecc { "any, off or on" } else { "unsupported" };
+                sink.report_at(
+                    &E_FLAGS_SRAMECC,
+                    48,
+                    format!("sramecc field is {} ({:#x}) but {} needs {want}", NAMES[s as usize], s << 10, t.name),
+                );
+            }
+        }
+    }
+    if t.is_generic && cov < CodeObjectVersion::V6 {
+        sink.report_at(
+            &GENERIC_NEEDS_V6,
+            8,
+            format!("{} is a generic target, which needs code object V6; this is {cov}", t.name),
+        );
+    }
+    if cov >= CodeObjectVersion::V6 {
+        let gv = flags >> 24;
+        if t.is_generic && gv == 0 {
+            sink.report_at(
+                &E_FLAGS_GENERIC_VERSION,
+                48,
+                format!("{} is a generic target but EF_AMDGPU_GENERIC_VERSION is 0 (must be at least 1)", t.name),
+            );
+        } else if !t.is_generic && gv != 0 {
+            sink.report_at(
+                &E_FLAGS_GENERIC_VERSION,
+                48,
+                format!("{} is not a generic target but EF_AMDGPU_GENERIC_VERSION is {gv} (must be 0)", t.name),
+            );
+        }
+    }
+    Some(t)
+}

@@ -1,3 +1,377 @@
-//! Module symbols: being written in this change.
+//! Symbols of a code object: kernel descriptor symbols (`NAME.kd`), kernel
+//! entry symbols, and how a descriptor's entry offset resolves to code.
+//!
+//! Sources: amdgpu-usage.rst "Symbols" and "Kernel Descriptor"
+//! (kernel_code_entry_byte_offset); amdgpu-usage.rst "Relocation Records"
+//! (`R_AMDGPU_REL64` in relocatable objects).
 
-crate::declare_rules! {}
+use crate::elf::{self, Elf, Section, ET_REL, SHT_DYNSYM, SHT_RELA, SHT_SYMTAB};
+use crate::rules::Sink;
+use serde::Serialize;
+
+crate::declare_rules! {
+    TABLE = (Error, "symbol.table",
+        "A symbol table has sh_entsize 24, a size that is a multiple of 24, and sh_link naming a string table inside the file.",
+        "ELF gABI: Symbol Table");
+    NAME = (Error, "symbol.name",
+        "Each symbol's name is a NUL-terminated UTF-8 string inside the linked string table.",
+        "ELF gABI: Symbol Table");
+    KD_TYPE = (Error, "symbol.kd.type",
+        "A kernel descriptor symbol NAME.kd has type STT_OBJECT.",
+        "amdgpu-usage.rst: Symbols");
+    KD_SIZE = (Error, "symbol.kd.size",
+        "A kernel descriptor symbol has size 64.",
+        "amdgpu-usage.rst: Kernel Descriptor; Symbols");
+    KD_ALIGN = (Error, "symbol.kd.align",
+        "A kernel descriptor is 64-byte aligned.",
+        "amdgpu-usage.rst: Kernel Descriptor");
+    KD_SECTION = (Error, "symbol.kd.section",
+        "A kernel descriptor is defined in an allocated, read-only, non-executable section (.rodata) with its 64 bytes inside the section.",
+        "amdgpu-usage.rst: Symbols (NAME.kd in .rodata)");
+    KD_DUPLICATE = (Error, "symbol.kd.duplicate",
+        "Each kernel has exactly one descriptor symbol: NAME.kd is defined once.",
+        "amdgpu-usage.rst: Symbols");
+    KERNEL_MISSING = (Warning, "symbol.kernel.missing",
+        "For each NAME.kd there is a kernel entry symbol NAME (tools use it to name the code; the loader does not need it).",
+        "amdgpu-usage.rst: Symbols");
+    KERNEL_TYPE = (Error, "symbol.kernel.type",
+        "A kernel entry symbol has type STT_FUNC and is defined in an executable section (.text).",
+        "amdgpu-usage.rst: Symbols");
+    ENTRY_TARGET = (Error, "symbol.entry.target",
+        "The descriptor's address plus kernel_code_entry_byte_offset is the address of the kernel entry symbol, inside an executable section.",
+        "amdgpu-usage.rst: Kernel Descriptor (KERNEL_CODE_ENTRY_BYTE_OFFSET)");
+    ENTRY_ALIGN = (Error, "symbol.entry.align",
+        "A kernel's machine code entry is 256-byte aligned.",
+        "amdgpu-usage.rst: Kernel Descriptor (KERNEL_CODE_ENTRY_BYTE_OFFSET must be 256 byte aligned)");
+    ENTRY_RELOCATION = (Error, "symbol.entry.relocation",
+        "In a relocatable object the entry offset field carries one R_AMDGPU_REL64 relocation against the kernel (addend 16 plus the kernel's offset).",
+        "amdgpu-usage.rst: Relocation Records");
+    KD_NOT_IN_METADATA = (Error, "symbol.kd.not_in_metadata",
+        "Every kernel descriptor symbol is named by the .symbol of one kernel in the metadata.",
+        "amdgpu-usage.rst: Code Object V3 Metadata (.symbol)");
+    METADATA_KERNEL_NO_KD = (Error, "symbol.metadata_kernel.no_kd",
+        "Every metadata kernel's .symbol names a kernel descriptor symbol in the symbol table.",
+        "amdgpu-usage.rst: Code Object V3 Metadata (.symbol)");
+}
+
+/// `STT_OBJECT`.
+pub const STT_OBJECT: u8 = 1;
+/// `STT_FUNC`.
+pub const STT_FUNC: u8 = 2;
+/// `STT_SECTION`.
+pub const STT_SECTION: u8 = 3;
+/// `STT_AMDGPU_HSA_KERNEL` (code object V2 kernel symbols).
+pub const STT_AMDGPU_HSA_KERNEL: u8 = 10;
+/// `R_AMDGPU_REL64`.
+pub const R_AMDGPU_REL64: u32 = 5;
+const SYM_SIZE: u64 = 24;
+const RELA_SIZE: u64 = 24;
+
+/// One symbol table entry.
+#[derive(Debug, Clone, Serialize)]
+pub struct Symbol {
+    /// Index in its table.
+    pub index: usize,
+    /// Name ("" if unreadable).
+    pub name: String,
+    /// `st_value`: an address, or a section offset in a relocatable object.
+    pub value: u64,
+    /// `st_size`.
+    pub size: u64,
+    /// Type (`st_info & 0xf`).
+    pub sym_type: u8,
+    /// Binding (`st_info >> 4`).
+    pub bind: u8,
+    /// `st_shndx`.
+    pub shndx: u16,
+}
+
+/// The symbols of the object's main table (`.symtab`, or `.dynsym` when the
+/// object is stripped).
+#[derive(Debug, Default)]
+pub struct Symbols {
+    /// Section index of the table.
+    pub table: Option<usize>,
+    /// Its entries.
+    pub symbols: Vec<Symbol>,
+}
+
+/// Reads `.symtab` (or `.dynsym`), checking the table rules.
+pub fn read(elf: &Elf, sink: &mut Sink) -> Symbols {
+    let table = elf
+        .sections
+        .iter()
+        .find(|s| s.sh_type == SHT_SYMTAB)
+        .or_else(|| elf.sections.iter().find(|s| s.sh_type == SHT_DYNSYM));
+    let Some(t) = table else { return Symbols::default() };
+    let hdr = elf.header.shoff + t.index as u64 * 64;
+    if t.entsize != SYM_SIZE || t.size % SYM_SIZE != 0 {
+        sink.report_at(
+            &TABLE,
+            hdr,
+            format!("symbol table '{}' has entsize {} and size {} (need 24 and a multiple of 24)", t.name, t.entsize, t.size),
+        );
+    }
+    let (Some(data), Some(strtab)) = (
+        t.data(elf.data),
+        elf.sections.get(t.link as usize).filter(|s| s.sh_type == elf::SHT_STRTAB).and_then(|s| s.data(elf.data)),
+    ) else {
+        sink.report_at(
+            &TABLE,
+            hdr,
+            format!("symbol table '{}' or its string table (section {}) is not readable", t.name, t.link),
+        );
+        return Symbols { table: Some(t.index), symbols: Vec::new() };
+    };
+    let mut symbols = Vec::with_capacity(data.len() / SYM_SIZE as usize);
+    let mut bad_names = 0usize;
+    for (i, e) in data.chunks_exact(SYM_SIZE as usize).enumerate() {
+        let name_off = elf::le_u32(e, 0).unwrap_or(0) as usize;
+        let name = match elf::cstr(strtab, name_off) {
+            Some(n) => n.to_owned(),
+            None => {
+                bad_names += 1;
+                String::new()
+            }
+        };
+        symbols.push(Symbol {
+            index: i,
+            name,
+            value: elf::le_u64(e, 8).unwrap_or(0),
+            size: elf::le_u64(e, 16).unwrap_or(0),
+            sym_type: e[4] & 0xf,
+            bind: e[4] >> 4,
+            shndx: elf::le_u16(e, 6).unwrap_or(0),
+        });
+    }
+    if bad_names > 0 {
+        sink.report_at(
+            &NAME,
+            t.offset,
+            format!("{bad_names} symbols of '{}' have a name outside the string table or not valid UTF-8", t.name),
+        );
+    }
+    Symbols { table: Some(t.index), symbols }
+}
+
+/// A kernel as the symbol table shows it.
+#[derive(Debug, Clone)]
+pub struct KernelSymbols {
+    /// Kernel name (the descriptor symbol without `.kd`).
+    pub name: String,
+    /// The `NAME.kd` symbol.
+    pub kd: Symbol,
+    /// File offset of the 64 descriptor bytes, when they are in the file.
+    pub kd_offset: Option<u64>,
+    /// The entry symbol `NAME`, if present.
+    pub entry: Option<Symbol>,
+}
+
+fn section_of<'e>(elf: &'e Elf, sym: &Symbol) -> Option<&'e Section> {
+    // SHN_UNDEF and the reserved range (SHN_LORESERVE and up) name no section.
+    if sym.shndx == 0 || sym.shndx >= 0xff00 {
+        return None;
+    }
+    elf.sections.get(sym.shndx as usize)
+}
+
+/// Finds kernels (every `NAME.kd` symbol) and checks descriptor placement.
+pub fn kernels(elf: &Elf, syms: &Symbols, sink: &mut Sink) -> Vec<KernelSymbols> {
+    let mut out: Vec<KernelSymbols> = Vec::new();
+    for s in &syms.symbols {
+        let Some(name) = s.name.strip_suffix(".kd") else { continue };
+        if name.is_empty() || s.sym_type == STT_SECTION {
+            continue;
+        }
+        sink.set_kernel(Some(name));
+        if out.iter().any(|k| k.name == name) {
+            sink.report(&KD_DUPLICATE, format!("descriptor symbol {} is defined more than once", s.name));
+            continue;
+        }
+        if s.sym_type != STT_OBJECT {
+            sink.report(&KD_TYPE, format!("{} has symbol type {}, expected STT_OBJECT (1)", s.name, s.sym_type));
+        }
+        if s.size != 64 {
+            sink.report(&KD_SIZE, format!("{} has size {}, expected 64", s.name, s.size));
+        }
+        let sec = section_of(elf, s);
+        let mut kd_offset = None;
+        match sec {
+            Some(sec) if sec.is_read_only_data() && sec.sh_type != elf::SHT_NOBITS => {
+                kd_offset = elf.addr_to_offset(s.shndx as usize, s.value);
+                let inside = kd_offset.is_some_and(|o| {
+                    o.checked_add(64).is_some_and(|e| e <= sec.offset.saturating_add(sec.size))
+                        && elf::range(elf.data, o, 64).is_some()
+                });
+                if !inside {
+                    sink.report(
+                        &KD_SECTION,
+                        format!("{}'s 64 bytes at {:#x} are not inside section '{}'", s.name, s.value, sec.name),
+                    );
+                    kd_offset = None;
+                }
+                let aligned = s.value % 64 == 0 && (elf.header.e_type != ET_REL || sec.addralign % 64 == 0);
+                if !aligned {
+                    sink.report(
+                        &KD_ALIGN,
+                        format!(
+                            "{} is at {:#x} in '{}' (alignment {}), not 64-byte aligned",
+                            s.name, s.value, sec.name, sec.addralign
+                        ),
+                    );
+                }
+            }
+            Some(sec) => sink.report(
+                &KD_SECTION,
+                format!(
+                    "{} is in section '{}' with flags {:#x}; expected an allocated, read-only, non-executable section with file bytes",
+                    s.name, sec.name, sec.flags
+                ),
+            ),
+            None => sink.report(
+                &KD_SECTION,
+                format!("{} is not defined in a section (st_shndx {:#x})", s.name, s.shndx),
+            ),
+        }
+        let entry = syms
+            .symbols
+            .iter()
+            .find(|e| e.name == name && e.sym_type != STT_SECTION)
+            .cloned();
+        match &entry {
+            None => sink.report(&KERNEL_MISSING, format!("no kernel entry symbol '{name}' for {}", s.name)),
+            Some(e) => {
+                let in_code = section_of(elf, e).is_some_and(|sec| sec.is_code());
+                if e.sym_type != STT_FUNC || !in_code {
+                    sink.report(
+                        &KERNEL_TYPE,
+                        format!(
+                            "kernel symbol '{name}' has type {} in {}; expected STT_FUNC (2) in an executable section",
+                            e.sym_type,
+                            section_of(elf, e).map_or("no section".to_owned(), |s| format!("section '{}'", s.name))
+                        ),
+                    );
+                }
+            }
+        }
+        out.push(KernelSymbols { name: name.to_owned(), kd: s.clone(), kd_offset, entry });
+    }
+    sink.set_kernel(None);
+    out
+}
+
+/// Checks where a descriptor's entry offset leads: to the kernel symbol,
+/// 256-byte aligned, in code. `entry_offset` is the descriptor's
+/// kernel_code_entry_byte_offset as stored in the file.
+pub fn check_entry(elf: &Elf, syms: &Symbols, k: &KernelSymbols, entry_offset: i64, sink: &mut Sink) {
+    sink.set_kernel(Some(&k.name));
+    let Some(kd_off) = k.kd_offset else { return };
+    let field = kd_off + 16;
+    if elf.header.e_type == ET_REL {
+        check_entry_rel(elf, syms, k, field, sink);
+        sink.set_kernel(None);
+        return;
+    }
+    let target = (k.kd.value as i128) + entry_offset as i128;
+    let Ok(target) = u64::try_from(target) else {
+        sink.report_at(
+            &ENTRY_TARGET,
+            field,
+            format!("descriptor at {:#x} plus entry offset {entry_offset} is a negative address", k.kd.value),
+        );
+        sink.set_kernel(None);
+        return;
+    };
+    if target % 256 != 0 {
+        sink.report_at(&ENTRY_ALIGN, field, format!("kernel entry {target:#x} is not 256-byte aligned"));
+    }
+    let in_code = elf
+        .sections
+        .iter()
+        .any(|s| s.is_code() && target >= s.addr && target < s.addr.saturating_add(s.size));
+    match &k.entry {
+        Some(e) if e.value != target || !in_code => sink.report_at(
+            &ENTRY_TARGET,
+            field,
+            format!(
+                "descriptor at {:#x} + entry offset {entry_offset:#x} = {target:#x}, but kernel symbol '{}' is at {:#x}{}",
+                k.kd.value,
+                k.name,
+                e.value,
+                if in_code { "" } else { " and the target is not in an executable section" }
+            ),
+        ),
+        None if !in_code => sink.report_at(
+            &ENTRY_TARGET,
+            field,
+            format!("descriptor entry {target:#x} is not inside an executable section"),
+        ),
+        _ => {}
+    }
+    let _ = syms;
+    sink.set_kernel(None);
+}
+
+/// In an `ET_REL` object the field is resolved at link time by an
+/// `R_AMDGPU_REL64` relocation whose value S + A - P must equal
+/// kernel - descriptor, i.e. the relocation names the kernel (or its
+/// section) with addend 16 + the kernel's offset from the symbol.
+fn check_entry_rel(elf: &Elf, syms: &Symbols, k: &KernelSymbols, field: u64, sink: &mut Sink) {
+    let kd_sec = k.kd.shndx as u32;
+    let field_rel = k.kd.value.saturating_add(16);
+    let mut found = Vec::new();
+    for rs in elf.sections.iter().filter(|s| s.sh_type == SHT_RELA && s.info == kd_sec) {
+        if Some(rs.link as usize) != syms.table {
+            continue;
+        }
+        let Some(data) = rs.data(elf.data) else { continue };
+        for e in data.chunks_exact(RELA_SIZE as usize) {
+            let r_offset = elf::le_u64(e, 0).unwrap_or(0);
+            if r_offset != field_rel {
+                continue;
+            }
+            let info = elf::le_u64(e, 8).unwrap_or(0);
+            let addend = elf::le_u64(e, 16).unwrap_or(0) as i64;
+            found.push(((info >> 32) as usize, info as u32, addend));
+        }
+    }
+    let [(sym_idx, r_type, addend)] = found[..] else {
+        sink.report_at(
+            &ENTRY_RELOCATION,
+            field,
+            format!("{} relocations apply to the entry offset field of {}; expected one R_AMDGPU_REL64", found.len(), k.kd.name),
+        );
+        return;
+    };
+    if r_type != R_AMDGPU_REL64 {
+        sink.report_at(
+            &ENTRY_RELOCATION,
+            field,
+            format!("the entry offset relocation has type {r_type}; expected R_AMDGPU_REL64 (5)"),
+        );
+        return;
+    }
+    let Some(sym) = syms.symbols.get(sym_idx) else {
+        sink.report_at(&ENTRY_RELOCATION, field, format!("the entry offset relocation names symbol {sym_idx}, which does not exist"));
+        return;
+    };
+    // Section-relative location of the entry the relocation resolves to.
+    let target = (sym.value as i128) + (addend as i128) - 16;
+    let in_code = section_of(elf, sym).is_some_and(|s| s.is_code());
+    let ok = match &k.entry {
+        Some(e) => in_code && e.shndx == sym.shndx && e.value as i128 == target,
+        None => in_code,
+    };
+    if !ok {
+        sink.report_at(
+            &ENTRY_TARGET,
+            field,
+            format!(
+                "the entry offset relocation resolves to '{}'{:+} - 16, which is not kernel symbol '{}' in an executable section",
+                sym.name, addend, k.name
+            ),
+        );
+    } else if target % 256 != 0 {
+        sink.report_at(&ENTRY_ALIGN, field, format!("kernel entry at section offset {target:#x} is not 256-byte aligned"));
+    }
+}
