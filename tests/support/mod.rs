@@ -9,6 +9,8 @@
 
 use std::path::PathBuf;
 
+pub mod fixtures;
+
 /// True when running under `.ci/run` (peers are required there).
 pub fn in_ci() -> bool {
     std::env::var_os("CI").is_some_and(|v| !v.is_empty() && v != "0" && v != "false")
@@ -20,7 +22,9 @@ pub fn require_tool(name: &str) -> Option<PathBuf> {
     if let Some(p) = which(name) {
         return Some(p);
     }
-    let msg = format!("required tool `{name}` not found on PATH (install the Debian packages listed in .ci/run)");
+    let msg = format!(
+        "required tool `{name}` not found on PATH (install the Debian packages listed in .ci/run)"
+    );
     if in_ci() {
         panic!("{msg}");
     }
