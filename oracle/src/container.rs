@@ -192,7 +192,7 @@ mod tests {
         let mut hdr = BUNDLE_MAGIC.to_vec();
         hdr.extend((entries.len() as u64).to_le_bytes());
         let hdr_len: usize = hdr.len() + entries.iter().map(|(id, _)| 24 + id.len()).sum::<usize>();
-        let mut body = Vec::new();
+        let mut body: Vec<u8> = Vec::new();
         let mut off = hdr_len;
         for (id, data) in entries {
             hdr.extend((off as u64).to_le_bytes());

@@ -49,6 +49,9 @@ crate::declare_rules! {
     E_FLAGS_MACH = (Error, "elf.e_flags.mach",
         "EF_AMDGPU_MACH names a known amdgcn processor (not none, r600-era, reserved or retired).",
         "amdgpu-usage.rst: EF_AMDGPU_MACH values; NOTES.md: ELF header");
+    E_FLAGS_MACH_UNMODELLED = (Warning, "elf.e_flags.mach_unmodelled",
+        "EF_AMDGPU_MACH names a processor that current LLVM knows but this checker does not model yet; its target-specific rules are skipped.",
+        "llvm/include/llvm/BinaryFormat/ELF.h (EF_AMDGPU_MACH values)");
     E_FLAGS_RESERVED = (Error, "elf.e_flags.reserved",
         "e_flags bits outside the fields defined for the code object version are zero.",
         "amdgpu-usage.rst: e_flags; NOTES.md: ELF header");
@@ -659,16 +662,6 @@ impl<'a> Elf<'a> {
     }
 }
 
-/// Bits of `e_flags` that code object V3 defines (mach, xnack, sramecc).
-const V3_FLAGS: u32 = 0x3ff;
-/// Bits of `e_flags` that code object V4 and V5 define.
-const V4_FLAGS: u32 = 0xfff;
-/// Bits of `e_flags` that code object V6 defines (adds the generic version).
-const V6_FLAGS: u32 = 0xff00_0fff;
-/// V2 defined mach plus bit 0 xnack and bit 1 trap handler in its own
-/// (pre-mach) scheme; LLVM 14 writes the mach byte with the V3 bits.
-const V2_FLAGS: u32 = 0x3ff;
-
 /// Checks `e_flags` for the given code object version; returns the target
 /// when the mach value names a known amdgcn processor.
 pub fn check_e_flags(flags: u32, cov: CodeObjectVersion, sink: &mut Sink) -> Option<&'static Target> {
@@ -676,10 +669,18 @@ pub fn check_e_flags(flags: u32, cov: CodeObjectVersion, sink: &mut Sink) -> Opt
     let target = targets::by_mach(mach);
     match target {
         None => {
-            let why = if mach == 0 {
-                "0 (EF_AMDGPU_MACH_NONE) names no processor".to_owned()
-            } else {
-                format!("{mach:#04x} is reserved or unknown")
+            if let Some(name) = targets::unmodelled_mach(mach) {
+                sink.report_at(
+                    &E_FLAGS_MACH_UNMODELLED,
+                    48,
+                    format!("EF_AMDGPU_MACH {mach:#04x} is {name}, a processor newer than this checker's table; target-specific rules were not checked"),
+                );
+                return None;
+            }
+            let why = match targets::retired_mach(mach) {
+                Some(name) => format!("{mach:#04x} was {name}, which LLVM has retired"),
+                None if mach == 0 => "0 (EF_AMDGPU_MACH_NONE) names no processor".to_owned(),
+                None => format!("{mach:#04x} is reserved or unknown"),
             };
             sink.report_at(&E_FLAGS_MACH, 48, format!("EF_AMDGPU_MACH {why}"));
             return None;
@@ -695,12 +696,7 @@ pub fn check_e_flags(flags: u32, cov: CodeObjectVersion, sink: &mut Sink) -> Opt
         Some(_) => {}
     }
     let t = target?;
-    let defined = match cov {
-        CodeObjectVersion::V2 => V2_FLAGS,
-        CodeObjectVersion::V3 => V3_FLAGS,
-        CodeObjectVersion::V4 | CodeObjectVersion::V5 => V4_FLAGS,
-        CodeObjectVersion::V6 => V6_FLAGS,
-    };
+    let defined = cov.defined_e_flags();
     if flags & !defined != 0 {
         sink.report_at(
             &E_FLAGS_RESERVED,
