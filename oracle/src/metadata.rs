@@ -1,3 +1,2471 @@
-//! Module metadata: being written in this change.
+//! Code object metadata for V3, V4, V5 and V6: the MessagePack map in the
+//! `NT_AMDGPU_METADATA` note.
+//!
+//! [`check`] decodes the note description, builds the typed model
+//! ([`Metadata`], [`Kernel`], [`Arg`]) and reports every rule it breaks.
+//! Key spellings, value kinds and which keys are required follow LLVM 19's
+//! writer and verifier (`llvm/lib/Target/AMDGPU/AMDGPUHSAMetadataStreamer.cpp`,
+//! `llvm/lib/BinaryFormat/AMDGPUMetadataVerifier.cpp`) and its reader
+//! (`llvm/lib/BinaryFormat/MsgPackDocument.cpp`); the documents
+//! (amdgpu-usage.rst "Code Object V3 Metadata", NOTES.md "Metadata") are
+//! followed where LLVM agrees with them.
+//!
+//! Severity policy: whatever LLVM's strict verifier (the one
+//! `llvm-readobj --notes` runs) rejects is an error, except a string given
+//! where a number or boolean is expected, which LLVM's lenient verifier
+//! coerces (a warning). Checks LLVM does not make are errors only where a
+//! runtime would certainly misbehave (overlapping or out-of-bounds
+//! arguments, version or target contradicting the ELF header), otherwise
+//! warnings.
 
-crate::declare_rules! {}
+use crate::msgpack::{self, Span, Value};
+use crate::rules::{Rule, Sink};
+use crate::targets::{CodeObjectVersion, TargetId};
+use serde::Serialize;
+use std::collections::{HashMap, HashSet};
+
+crate::declare_rules! {
+    DECODE = (Error, "metadata.decode",
+        "The note description must be one well-formed MessagePack value, nested at most 64 levels deep.",
+        "amdgpu-usage.rst: Code Object V3 Metadata; llvm/lib/BinaryFormat/MsgPackReader.cpp");
+    TRAILING_BYTES = (Warning, "metadata.trailing_bytes",
+        "Nothing should follow the MessagePack value in the note description; LLVM's reader silently ignores such bytes.",
+        "llvm/lib/BinaryFormat/MsgPackDocument.cpp (readFromBlob, Multi=false)");
+    EXT_TYPE = (Error, "metadata.ext_type",
+        "Metadata must not contain MessagePack extension values: LLVM's msgpack::Document reader rejects the whole note.",
+        "llvm/lib/BinaryFormat/MsgPackDocument.cpp (readFromBlob)");
+    DUPLICATE_KEY = (Error, "metadata.duplicate_key",
+        "A map must not repeat a key: LLVM's msgpack::Document reader fails on the repeated entry.",
+        "llvm/lib/BinaryFormat/MsgPackDocument.cpp (readFromBlob merge conflict)");
+    ROOT_NOT_MAP = (Error, "metadata.root.not_map",
+        "The top-level value must be a map.",
+        "amdgpu-usage.rst: Code Object V3 Metadata");
+    MISSING_KEY = (Error, "metadata.missing_key",
+        "The top-level map must have amdhsa.version and amdhsa.kernels.",
+        "amdgpu-usage.rst: AMDHSA Code Object V3 Metadata Map; llvm/lib/BinaryFormat/AMDGPUMetadataVerifier.cpp");
+    VALUE_TYPE = (Error, "metadata.value.type",
+        "Each known key must have the value kind LLVM's verifier expects (string, integer, boolean, array of given length, map); sizes, offsets and counts must not be negative.",
+        "llvm/lib/BinaryFormat/AMDGPUMetadataVerifier.cpp");
+    STRING_SCALAR = (Warning, "metadata.value.string_scalar",
+        "A number or boolean should not be written as a string: LLVM's lenient verifier coerces it but its strict verifier (llvm-readobj) rejects the note.",
+        "llvm/lib/BinaryFormat/AMDGPUMetadataVerifier.cpp (verifyScalar, Strict)");
+    VALUE_ENUM = (Error, "metadata.value.enum",
+        ".language, .value_kind, .address_space, .access and .actual_access must take one of the values LLVM's verifier lists.",
+        "llvm/lib/BinaryFormat/AMDGPUMetadataVerifier.cpp; amdgpu-usage.rst: AMDHSA Code Object V3 Kernel Argument Metadata Map");
+    KEY_UNKNOWN = (Info, "metadata.key.unknown",
+        "A key in the AMD namespace (amdhsa.* at the top level, .* in kernel and argument maps) that LLVM does not define.",
+        "amdgpu-usage.rst: Code Object V3 Metadata; llvm/lib/Target/AMDGPU/AMDGPUHSAMetadataStreamer.cpp");
+    KEY_VENDOR = (Info, "metadata.key.vendor",
+        "A vendor-specific key (prefixed vendor-name.), which the ABI allows.",
+        "amdgpu-usage.rst: Code Object V3 Metadata (vendor-name prefix)");
+    KEY_UNPREFIXED = (Warning, "metadata.key.unprefixed",
+        "Keys added beside the defined ones should carry a vendor-name. prefix; this one has none (or is not a string).",
+        "amdgpu-usage.rst: Code Object V3 Metadata (vendor-name prefix)");
+    KEY_VERSION = (Warning, "metadata.key.version",
+        "A key that only a later code object version defines (amdhsa.target from V4; .uses_dynamic_stack, .workgroup_processor_mode, .uniform_work_group_size from V5; .cluster_dims from V6).",
+        "NOTES.md: Metadata; llvm/lib/Target/AMDGPU/AMDGPUHSAMetadataStreamer.cpp");
+    VERSION_MISMATCH = (Error, "metadata.version.mismatch",
+        "amdhsa.version must be the one of the code object version in EI_ABIVERSION: V3 [1,0], V4 [1,1], V5 and V6 [1,2]; runtimes pick the kernarg layout from it.",
+        "NOTES.md: Metadata; llvm/include/llvm/Support/AMDGPUMetadata.h");
+    TARGET_MISSING = (Warning, "metadata.target.missing",
+        "From code object V4 the metadata should name the target ID in amdhsa.target, as LLVM always writes it (its verifier does not require it).",
+        "NOTES.md: Metadata; llvm/lib/Target/AMDGPU/AMDGPUHSAMetadataStreamer.cpp (emitTargetID)");
+    TARGET_INVALID = (Warning, "metadata.target.invalid",
+        "amdhsa.target should be amdgcn-amd-amdhsa-- followed by a target ID the oracle knows (processor, then :feature+ or :feature- settings).",
+        "amdgpu-usage.rst: Target ID; NOTES.md: ELF header");
+    TARGET_MISMATCH = (Error, "metadata.target.mismatch",
+        "amdhsa.target must name the same target ID as EF_AMDGPU_MACH and the feature bits of e_flags.",
+        "NOTES.md: Metadata; llvm/lib/Target/AMDGPU/AMDGPUHSAMetadataStreamer.cpp (emitTargetID)");
+    PRINTF_FORMAT = (Warning, "metadata.printf.format",
+        "Each amdhsa.printf entry should read ID:N:S[0]:...:S[N-1]:FormatString with ID, N and the sizes as 32-bit decimal integers.",
+        "amdgpu-usage.rst: AMDHSA Code Object V3 Metadata Map");
+    KERNEL_MISSING_KEY = (Error, "metadata.kernel.missing_key",
+        "A kernel map must have .name, .symbol, .kernarg_segment_size, .group_segment_fixed_size, .private_segment_fixed_size, .kernarg_segment_align, .wavefront_size, .sgpr_count, .vgpr_count and .max_flat_workgroup_size.",
+        "llvm/lib/BinaryFormat/AMDGPUMetadataVerifier.cpp (verifyKernel)");
+    KERNEL_DUPLICATE_NAME = (Warning, "metadata.kernel.duplicate_name",
+        "Kernel .name values should be unique: runtimes look kernels up by name.",
+        "amdgpu-usage.rst: AMDHSA Code Object V3 Kernel Metadata Map");
+    KERNEL_DUPLICATE_SYMBOL = (Error, "metadata.kernel.duplicate_symbol",
+        "Two kernels must not share a .symbol (kernel descriptor symbol).",
+        "amdgpu-usage.rst: AMDHSA Code Object V3 Kernel Metadata Map");
+    KERNEL_SYMBOL_NAME = (Warning, "metadata.kernel.symbol_name",
+        ".symbol should be .name followed by \".kd\", as LLVM writes it.",
+        "llvm/lib/Target/AMDGPU/AMDGPUHSAMetadataStreamer.cpp (emitKernel)");
+    KERNARG_SEGMENT_ALIGN = (Error, "metadata.kernel.kernarg_segment_align",
+        ".kernarg_segment_align must be a power of two.",
+        "amdgpu-usage.rst: AMDHSA Code Object V3 Kernel Metadata Map");
+    WAVEFRONT_SIZE = (Error, "metadata.kernel.wavefront_size",
+        ".wavefront_size must be 32 or 64, and a size the target supports (wave32 needs GFX10 or later).",
+        "amdgpu-usage.rst: AMDHSA Code Object V3 Kernel Metadata Map; llvm/lib/Target/AMDGPU/GCNProcessors.td");
+    MAX_FLAT_WORKGROUP_SIZE = (Error, "metadata.kernel.max_flat_workgroup_size",
+        ".max_flat_workgroup_size must be between 1 and 1024.",
+        "amdgpu-usage.rst: AMDHSA Code Object V3 Kernel Metadata Map; llvm/lib/Target/AMDGPU/AMDGPUSubtarget.cpp");
+    REQD_WORKGROUP_SIZE = (Error, "metadata.kernel.reqd_workgroup_size",
+        ".reqd_workgroup_size must be 0,0,0 or have every value at least 1.",
+        "amdgpu-usage.rst: AMDHSA Code Object V3 Kernel Metadata Map");
+    REQD_WORKGROUP_SIZE_LIMIT = (Warning, "metadata.kernel.reqd_workgroup_size_limit",
+        "The product of .reqd_workgroup_size should not exceed .max_flat_workgroup_size (the two must be consistent).",
+        "amdgpu-usage.rst: AMDHSA Code Object V3 Kernel Metadata Map (.max_flat_workgroup_size)");
+    WORKGROUP_PROCESSOR_MODE = (Warning, "metadata.kernel.workgroup_processor_mode",
+        ".workgroup_processor_mode should be 0 or 1 and only appear for targets with WGP mode (GFX10 and later).",
+        "NOTES.md: Metadata; llvm/lib/Target/AMDGPU/AMDGPUHSAMetadataStreamer.cpp (supportsWGP)");
+    UNIFORM_WORK_GROUP_SIZE = (Warning, "metadata.kernel.uniform_work_group_size",
+        ".uniform_work_group_size should be 0 or 1 (LLVM writes 1).",
+        "llvm/lib/Target/AMDGPU/AMDGPUHSAMetadataStreamer.cpp (emitKernelAttrs V5)");
+    KERNEL_KIND = (Warning, "metadata.kernel.kind",
+        ".kind should be normal, init or fini.",
+        "llvm/lib/Target/AMDGPU/AMDGPUHSAMetadataStreamer.cpp (emitKernelAttrs)");
+    ARG_MISSING_KEY = (Error, "metadata.arg.missing_key",
+        "An argument map must have .size, .offset and .value_kind.",
+        "amdgpu-usage.rst: AMDHSA Code Object V3 Kernel Argument Metadata Map; llvm/lib/BinaryFormat/AMDGPUMetadataVerifier.cpp");
+    ARG_VALUE_TYPE = (Info, "metadata.arg.value_type",
+        ".value_type is deprecated and unused; readers accept it for compatibility.",
+        "amdgpu-usage.rst: AMDHSA Code Object V3 Kernel Argument Metadata Map");
+    ARG_KEY_KIND = (Info, "metadata.arg.key_kind",
+        "A key LLVM only writes for other value kinds: .pointee_align (dynamic_shared_pointer), .address_space (global_buffer, dynamic_shared_pointer), .access (image, pipe), .is_pipe (pipe).",
+        "llvm/lib/Target/AMDGPU/AMDGPUHSAMetadataStreamer.cpp (emitKernelArg)");
+    ARG_ADDRESS_SPACE = (Warning, "metadata.arg.address_space",
+        "A dynamic_shared_pointer should be in the local address space, and a global_buffer should not be.",
+        "llvm/lib/Target/AMDGPU/AMDGPUHSAMetadataStreamer.cpp (getValueKind)");
+    ARG_KIND_SIZE = (Warning, "metadata.arg.kind_size",
+        "Pointer-like arguments should have pointer size: 8 bytes for global/constant/generic global_buffer, image, sampler, pipe and queue; 4 bytes for dynamic_shared_pointer.",
+        "llvm/lib/Target/AMDGPU/AMDGPUHSAMetadataStreamer.cpp; amdgpu-usage.rst: Address Spaces");
+    ARG_POINTEE_ALIGN = (Error, "metadata.arg.pointee_align",
+        ".pointee_align must be a power of two.",
+        "amdgpu-usage.rst: AMDHSA Code Object V3 Kernel Argument Metadata Map");
+    ARG_MISALIGNED = (Warning, "metadata.arg.misaligned",
+        "A pointer or hidden argument's .offset should be a multiple of its natural alignment (its size: 2, 4 or 8).",
+        "amdgpu-usage.rst: AMDHSA Code Object V3 Kernel Argument Metadata Map (.offset)");
+    ARG_OUT_OF_BOUNDS = (Error, "metadata.arg.out_of_bounds",
+        "Every argument must lie inside the kernarg segment: .offset + .size <= .kernarg_segment_size.",
+        "amdgpu-usage.rst: AMDHSA Code Object V3 Kernel Metadata Map (.kernarg_segment_size)");
+    ARG_OVERLAP = (Error, "metadata.arg.overlap",
+        "No two arguments of non-zero size may share kernarg bytes: the runtime writes each at its offset.",
+        "amdgpu-usage.rst: AMDHSA Code Object V3 Kernel Argument Metadata Map (.offset)");
+    ARG_HIDDEN_VERSION = (Warning, "metadata.arg.hidden_version",
+        "Hidden argument kinds introduced with code object V5 (block counts, group sizes, remainders, grid dims, heap, dynamic LDS size, private/shared base, queue pointer) should not appear before V5; LLVM's verifier accepts them in any version.",
+        "NOTES.md: Metadata; llvm/lib/Target/AMDGPU/AMDGPUHSAMetadataStreamer.cpp");
+    ARG_HIDDEN_LAYOUT = (Warning, "metadata.arg.hidden_layout",
+        "Each hidden argument should have its fixed size and offset within the hidden block, which starts at the end of the explicit arguments rounded up to 8; LLVM-compiled code reads it there.",
+        "NOTES.md: Metadata; llvm/lib/Target/AMDGPU/AMDGPUHSAMetadataStreamer.cpp (emitHiddenKernelArgs)");
+}
+
+/// What the checker knows about the code object around the note.
+#[derive(Debug, Clone, Copy)]
+pub struct Context {
+    /// Code object version from the ELF header (`EI_ABIVERSION`).
+    pub cov: CodeObjectVersion,
+    /// Target ID decoded from `e_flags`, if the mach value is known.
+    pub target_id: Option<TargetId>,
+}
+
+/// Typed view of a metadata map. Keys with a value of the wrong kind are
+/// left out (and reported).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Metadata {
+    /// `amdhsa.version`: [major, minor].
+    pub version: Option<[u64; 2]>,
+    /// `amdhsa.target`: target ID string, with its `amdgcn-amd-amdhsa--`
+    /// prefix (V4+).
+    pub target: Option<String>,
+    /// `amdhsa.printf`: encoded printf format descriptions.
+    pub printf: Vec<String>,
+    /// `amdhsa.kernels`.
+    pub kernels: Vec<Kernel>,
+    /// Keys of the top-level map beyond the ones modelled here (vendor keys,
+    /// unknown keys, `amdhsa.globals`), as text.
+    pub other_keys: Vec<String>,
+}
+
+/// One kernel's metadata (a map in `amdhsa.kernels`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Kernel {
+    /// `.name`: source name of the kernel.
+    pub name: Option<String>,
+    /// `.symbol`: name of the kernel descriptor symbol.
+    pub symbol: Option<String>,
+    /// `.language`, e.g. `OpenCL C`.
+    pub language: Option<String>,
+    /// `.language_version`: [major, minor].
+    pub language_version: Option<[u64; 2]>,
+    /// `.args`, in metadata order.
+    pub args: Vec<Arg>,
+    /// `.reqd_workgroup_size`: X, Y, Z.
+    pub reqd_workgroup_size: Option<[u64; 3]>,
+    /// `.workgroup_size_hint`: X, Y, Z.
+    pub workgroup_size_hint: Option<[u64; 3]>,
+    /// `.vec_type_hint`.
+    pub vec_type_hint: Option<String>,
+    /// `.device_enqueue_symbol`.
+    pub device_enqueue_symbol: Option<String>,
+    /// `.kernarg_segment_size` in bytes.
+    pub kernarg_segment_size: Option<u64>,
+    /// `.group_segment_fixed_size` in bytes.
+    pub group_segment_fixed_size: Option<u64>,
+    /// `.private_segment_fixed_size` in bytes per work-item.
+    pub private_segment_fixed_size: Option<u64>,
+    /// `.kernarg_segment_align` in bytes.
+    pub kernarg_segment_align: Option<u64>,
+    /// `.wavefront_size`.
+    pub wavefront_size: Option<u64>,
+    /// `.sgpr_count`.
+    pub sgpr_count: Option<u64>,
+    /// `.vgpr_count`.
+    pub vgpr_count: Option<u64>,
+    /// `.agpr_count` (targets with MAI instructions).
+    pub agpr_count: Option<u64>,
+    /// `.max_flat_workgroup_size`.
+    pub max_flat_workgroup_size: Option<u64>,
+    /// `.max_num_workgroups_x`.
+    pub max_num_workgroups_x: Option<u64>,
+    /// `.max_num_workgroups_y`.
+    pub max_num_workgroups_y: Option<u64>,
+    /// `.max_num_workgroups_z`.
+    pub max_num_workgroups_z: Option<u64>,
+    /// `.sgpr_spill_count`.
+    pub sgpr_spill_count: Option<u64>,
+    /// `.vgpr_spill_count`.
+    pub vgpr_spill_count: Option<u64>,
+    /// `.kind`: `normal`, `init` or `fini`.
+    pub kind: Option<String>,
+    /// `.uses_dynamic_stack` (V5+).
+    pub uses_dynamic_stack: Option<bool>,
+    /// `.workgroup_processor_mode` (V5+, GFX10+), an integer 0/1 on the wire.
+    pub workgroup_processor_mode: Option<bool>,
+    /// `.uniform_work_group_size` (V5+), an integer 0/1 on the wire.
+    pub uniform_work_group_size: Option<bool>,
+    /// `.cluster_dims`: X, Y, Z (V6).
+    pub cluster_dims: Option<[u64; 3]>,
+    /// Keys beyond the ones modelled here, as text.
+    pub other_keys: Vec<String>,
+}
+
+/// One kernel argument (a map in `.args`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Arg {
+    /// `.name`.
+    pub name: Option<String>,
+    /// `.type_name`.
+    pub type_name: Option<String>,
+    /// `.size` in bytes.
+    pub size: Option<u64>,
+    /// `.offset` in the kernarg segment.
+    pub offset: Option<u64>,
+    /// `.value_kind`, as written (see [`ValueKind`]).
+    pub value_kind: Option<String>,
+    /// `.value_type` (deprecated).
+    pub value_type: Option<String>,
+    /// `.pointee_align`.
+    pub pointee_align: Option<u64>,
+    /// `.address_space`.
+    pub address_space: Option<String>,
+    /// `.access`.
+    pub access: Option<String>,
+    /// `.actual_access`.
+    pub actual_access: Option<String>,
+    /// `.is_const`.
+    pub is_const: Option<bool>,
+    /// `.is_restrict`.
+    pub is_restrict: Option<bool>,
+    /// `.is_volatile`.
+    pub is_volatile: Option<bool>,
+    /// `.is_pipe`.
+    pub is_pipe: Option<bool>,
+    /// Keys beyond the ones modelled here, as text.
+    pub other_keys: Vec<String>,
+}
+
+impl Arg {
+    /// The value kind, if it is one LLVM knows.
+    pub fn kind(&self) -> Option<ValueKind> {
+        self.value_kind.as_deref().and_then(ValueKind::parse)
+    }
+}
+
+/// Every `.value_kind` LLVM's verifier accepts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[allow(missing_docs)] // The variants are the wire names, documented by `as_str`.
+pub enum ValueKind {
+    ByValue,
+    GlobalBuffer,
+    DynamicSharedPointer,
+    Sampler,
+    Image,
+    Pipe,
+    Queue,
+    HiddenGlobalOffsetX,
+    HiddenGlobalOffsetY,
+    HiddenGlobalOffsetZ,
+    HiddenNone,
+    HiddenPrintfBuffer,
+    HiddenHostcallBuffer,
+    HiddenDefaultQueue,
+    HiddenCompletionAction,
+    HiddenMultigridSyncArg,
+    HiddenBlockCountX,
+    HiddenBlockCountY,
+    HiddenBlockCountZ,
+    HiddenGroupSizeX,
+    HiddenGroupSizeY,
+    HiddenGroupSizeZ,
+    HiddenRemainderX,
+    HiddenRemainderY,
+    HiddenRemainderZ,
+    HiddenGridDims,
+    HiddenHeapV1,
+    HiddenDynamicLdsSize,
+    HiddenPrivateBase,
+    HiddenSharedBase,
+    HiddenQueuePtr,
+}
+
+impl ValueKind {
+    /// All kinds, V3 ones first.
+    pub const ALL: [ValueKind; 31] = [
+        Self::ByValue,
+        Self::GlobalBuffer,
+        Self::DynamicSharedPointer,
+        Self::Sampler,
+        Self::Image,
+        Self::Pipe,
+        Self::Queue,
+        Self::HiddenGlobalOffsetX,
+        Self::HiddenGlobalOffsetY,
+        Self::HiddenGlobalOffsetZ,
+        Self::HiddenNone,
+        Self::HiddenPrintfBuffer,
+        Self::HiddenHostcallBuffer,
+        Self::HiddenDefaultQueue,
+        Self::HiddenCompletionAction,
+        Self::HiddenMultigridSyncArg,
+        Self::HiddenBlockCountX,
+        Self::HiddenBlockCountY,
+        Self::HiddenBlockCountZ,
+        Self::HiddenGroupSizeX,
+        Self::HiddenGroupSizeY,
+        Self::HiddenGroupSizeZ,
+        Self::HiddenRemainderX,
+        Self::HiddenRemainderY,
+        Self::HiddenRemainderZ,
+        Self::HiddenGridDims,
+        Self::HiddenHeapV1,
+        Self::HiddenDynamicLdsSize,
+        Self::HiddenPrivateBase,
+        Self::HiddenSharedBase,
+        Self::HiddenQueuePtr,
+    ];
+
+    /// The wire spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::ByValue => "by_value",
+            Self::GlobalBuffer => "global_buffer",
+            Self::DynamicSharedPointer => "dynamic_shared_pointer",
+            Self::Sampler => "sampler",
+            Self::Image => "image",
+            Self::Pipe => "pipe",
+            Self::Queue => "queue",
+            Self::HiddenGlobalOffsetX => "hidden_global_offset_x",
+            Self::HiddenGlobalOffsetY => "hidden_global_offset_y",
+            Self::HiddenGlobalOffsetZ => "hidden_global_offset_z",
+            Self::HiddenNone => "hidden_none",
+            Self::HiddenPrintfBuffer => "hidden_printf_buffer",
+            Self::HiddenHostcallBuffer => "hidden_hostcall_buffer",
+            Self::HiddenDefaultQueue => "hidden_default_queue",
+            Self::HiddenCompletionAction => "hidden_completion_action",
+            Self::HiddenMultigridSyncArg => "hidden_multigrid_sync_arg",
+            Self::HiddenBlockCountX => "hidden_block_count_x",
+            Self::HiddenBlockCountY => "hidden_block_count_y",
+            Self::HiddenBlockCountZ => "hidden_block_count_z",
+            Self::HiddenGroupSizeX => "hidden_group_size_x",
+            Self::HiddenGroupSizeY => "hidden_group_size_y",
+            Self::HiddenGroupSizeZ => "hidden_group_size_z",
+            Self::HiddenRemainderX => "hidden_remainder_x",
+            Self::HiddenRemainderY => "hidden_remainder_y",
+            Self::HiddenRemainderZ => "hidden_remainder_z",
+            Self::HiddenGridDims => "hidden_grid_dims",
+            Self::HiddenHeapV1 => "hidden_heap_v1",
+            Self::HiddenDynamicLdsSize => "hidden_dynamic_lds_size",
+            Self::HiddenPrivateBase => "hidden_private_base",
+            Self::HiddenSharedBase => "hidden_shared_base",
+            Self::HiddenQueuePtr => "hidden_queue_ptr",
+        }
+    }
+
+    /// Parses the wire spelling.
+    pub fn parse(s: &str) -> Option<ValueKind> {
+        Self::ALL.into_iter().find(|k| k.as_str() == s)
+    }
+
+    /// True for the `hidden_*` kinds, which the runtime fills in.
+    pub fn is_hidden(self) -> bool {
+        self.as_str().starts_with("hidden_")
+    }
+
+    /// True for the kinds introduced with code object V5.
+    pub fn since_v5(self) -> bool {
+        matches!(
+            self,
+            Self::HiddenBlockCountX
+                | Self::HiddenBlockCountY
+                | Self::HiddenBlockCountZ
+                | Self::HiddenGroupSizeX
+                | Self::HiddenGroupSizeY
+                | Self::HiddenGroupSizeZ
+                | Self::HiddenRemainderX
+                | Self::HiddenRemainderY
+                | Self::HiddenRemainderZ
+                | Self::HiddenGridDims
+                | Self::HiddenHeapV1
+                | Self::HiddenDynamicLdsSize
+                | Self::HiddenPrivateBase
+                | Self::HiddenSharedBase
+                | Self::HiddenQueuePtr
+        )
+    }
+
+    /// Where LLVM places this hidden kind for code object version `cov`:
+    /// `(offset from the start of the hidden block, size)`. `None` for
+    /// explicit kinds, `hidden_none`, and kinds the version does not have.
+    pub fn hidden_slot(self, cov: CodeObjectVersion) -> Option<(u64, u64)> {
+        use ValueKind as K;
+        if cov >= CodeObjectVersion::V5 {
+            // NOTES.md "Metadata" and MetadataStreamerMsgPackV5::emitHiddenKernelArgs;
+            // the printf buffer slot (72) is not in NOTES.md, checked with clang-19.
+            Some(match self {
+                K::HiddenBlockCountX => (0, 4),
+                K::HiddenBlockCountY => (4, 4),
+                K::HiddenBlockCountZ => (8, 4),
+                K::HiddenGroupSizeX => (12, 2),
+                K::HiddenGroupSizeY => (14, 2),
+                K::HiddenGroupSizeZ => (16, 2),
+                K::HiddenRemainderX => (18, 2),
+                K::HiddenRemainderY => (20, 2),
+                K::HiddenRemainderZ => (22, 2),
+                K::HiddenGlobalOffsetX => (40, 8),
+                K::HiddenGlobalOffsetY => (48, 8),
+                K::HiddenGlobalOffsetZ => (56, 8),
+                K::HiddenGridDims => (64, 2),
+                K::HiddenPrintfBuffer => (72, 8),
+                K::HiddenHostcallBuffer => (80, 8),
+                K::HiddenMultigridSyncArg => (88, 8),
+                K::HiddenHeapV1 => (96, 8),
+                K::HiddenDefaultQueue => (104, 8),
+                K::HiddenCompletionAction => (112, 8),
+                K::HiddenDynamicLdsSize => (120, 4),
+                K::HiddenPrivateBase => (192, 4),
+                K::HiddenSharedBase => (196, 4),
+                K::HiddenQueuePtr => (200, 8),
+                _ => return None,
+            })
+        } else {
+            // Pre-V5 LLVM writes up to seven 8-byte slots in this order,
+            // with printf and hostcall sharing one.
+            Some(match self {
+                K::HiddenGlobalOffsetX => (0, 8),
+                K::HiddenGlobalOffsetY => (8, 8),
+                K::HiddenGlobalOffsetZ => (16, 8),
+                K::HiddenPrintfBuffer | K::HiddenHostcallBuffer => (24, 8),
+                K::HiddenDefaultQueue => (32, 8),
+                K::HiddenCompletionAction => (40, 8),
+                K::HiddenMultigridSyncArg => (48, 8),
+                _ => return None,
+            })
+        }
+    }
+}
+
+/// `.language` values LLVM's verifier accepts.
+const LANGUAGES: &[&str] = &[
+    "OpenCL C",
+    "OpenCL C++",
+    "HCC",
+    "HIP",
+    "OpenMP",
+    "Assembler",
+];
+/// `.address_space` values.
+const ADDRESS_SPACES: &[&str] = &[
+    "private", "global", "constant", "local", "generic", "region",
+];
+/// `.access` and `.actual_access` values.
+const ACCESSES: &[&str] = &["read_only", "write_only", "read_write"];
+/// `.kind` values (not checked by LLVM's verifier).
+const KERNEL_KINDS: &[&str] = &["normal", "init", "fini"];
+/// Prefix of `amdhsa.target` before the target ID proper.
+const TARGET_PREFIX: &str = "amdgcn-amd-amdhsa--";
+
+/// The value kind a known key takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Shape {
+    /// A string.
+    Str,
+    /// A non-negative integer.
+    UInt,
+    /// A boolean.
+    Bool,
+    /// An array of this many non-negative integers.
+    Ints(usize),
+    /// An array of strings.
+    Strs,
+    /// An array of maps.
+    Maps,
+}
+
+/// One key a map may have.
+struct KeyDef {
+    key: &'static str,
+    shape: Shape,
+    required: bool,
+    /// First code object version that defines the key.
+    since: CodeObjectVersion,
+    /// Allowed string values, if LLVM's verifier restricts them.
+    values: Option<&'static [&'static str]>,
+}
+
+const fn key(key: &'static str, shape: Shape) -> KeyDef {
+    KeyDef {
+        key,
+        shape,
+        required: false,
+        since: CodeObjectVersion::V3,
+        values: None,
+    }
+}
+const fn req(key: &'static str, shape: Shape) -> KeyDef {
+    KeyDef {
+        key,
+        shape,
+        required: true,
+        since: CodeObjectVersion::V3,
+        values: None,
+    }
+}
+const fn since(mut d: KeyDef, v: CodeObjectVersion) -> KeyDef {
+    d.since = v;
+    d
+}
+const fn one_of(mut d: KeyDef, values: &'static [&'static str]) -> KeyDef {
+    d.values = Some(values);
+    d
+}
+
+const ROOT_KEYS: &[KeyDef] = &[
+    req("amdhsa.version", Shape::Ints(2)),
+    since(key("amdhsa.target", Shape::Str), CodeObjectVersion::V4),
+    key("amdhsa.printf", Shape::Strs),
+    // Accepted by LLVM's verifier (each entry a map with .name and .size);
+    // not modelled further.
+    key("amdhsa.globals", Shape::Maps),
+    req("amdhsa.kernels", Shape::Maps),
+];
+
+const KERNEL_KEYS: &[KeyDef] = &[
+    req(".name", Shape::Str),
+    req(".symbol", Shape::Str),
+    one_of(key(".language", Shape::Str), LANGUAGES),
+    key(".language_version", Shape::Ints(2)),
+    key(".args", Shape::Maps),
+    key(".reqd_workgroup_size", Shape::Ints(3)),
+    key(".workgroup_size_hint", Shape::Ints(3)),
+    key(".vec_type_hint", Shape::Str),
+    key(".device_enqueue_symbol", Shape::Str),
+    req(".kernarg_segment_size", Shape::UInt),
+    req(".group_segment_fixed_size", Shape::UInt),
+    req(".private_segment_fixed_size", Shape::UInt),
+    since(
+        key(".uses_dynamic_stack", Shape::Bool),
+        CodeObjectVersion::V5,
+    ),
+    // LLVM writes these two as integers and its verifier wants integers.
+    since(
+        key(".workgroup_processor_mode", Shape::UInt),
+        CodeObjectVersion::V5,
+    ),
+    since(
+        key(".uniform_work_group_size", Shape::UInt),
+        CodeObjectVersion::V5,
+    ),
+    req(".kernarg_segment_align", Shape::UInt),
+    req(".wavefront_size", Shape::UInt),
+    req(".sgpr_count", Shape::UInt),
+    req(".vgpr_count", Shape::UInt),
+    key(".agpr_count", Shape::UInt),
+    req(".max_flat_workgroup_size", Shape::UInt),
+    key(".max_num_workgroups_x", Shape::UInt),
+    key(".max_num_workgroups_y", Shape::UInt),
+    key(".max_num_workgroups_z", Shape::UInt),
+    key(".sgpr_spill_count", Shape::UInt),
+    key(".vgpr_spill_count", Shape::UInt),
+    key(".kind", Shape::Str),
+    since(key(".cluster_dims", Shape::Ints(3)), CodeObjectVersion::V6),
+];
+
+const ARG_KEYS: &[KeyDef] = &[
+    key(".name", Shape::Str),
+    key(".type_name", Shape::Str),
+    req(".size", Shape::UInt),
+    req(".offset", Shape::UInt),
+    KeyDef {
+        key: ".value_kind",
+        shape: Shape::Str,
+        required: true,
+        since: CodeObjectVersion::V3,
+        values: Some(VALUE_KIND_NAMES),
+    },
+    key(".value_type", Shape::Str),
+    key(".pointee_align", Shape::UInt),
+    one_of(key(".address_space", Shape::Str), ADDRESS_SPACES),
+    one_of(key(".access", Shape::Str), ACCESSES),
+    one_of(key(".actual_access", Shape::Str), ACCESSES),
+    key(".is_const", Shape::Bool),
+    key(".is_restrict", Shape::Bool),
+    key(".is_volatile", Shape::Bool),
+    key(".is_pipe", Shape::Bool),
+];
+
+const VALUE_KIND_NAMES: &[&str] = &[
+    "by_value",
+    "global_buffer",
+    "dynamic_shared_pointer",
+    "sampler",
+    "image",
+    "pipe",
+    "queue",
+    "hidden_global_offset_x",
+    "hidden_global_offset_y",
+    "hidden_global_offset_z",
+    "hidden_none",
+    "hidden_printf_buffer",
+    "hidden_hostcall_buffer",
+    "hidden_default_queue",
+    "hidden_completion_action",
+    "hidden_multigrid_sync_arg",
+    "hidden_block_count_x",
+    "hidden_block_count_y",
+    "hidden_block_count_z",
+    "hidden_group_size_x",
+    "hidden_group_size_y",
+    "hidden_group_size_z",
+    "hidden_remainder_x",
+    "hidden_remainder_y",
+    "hidden_remainder_z",
+    "hidden_grid_dims",
+    "hidden_heap_v1",
+    "hidden_dynamic_lds_size",
+    "hidden_private_base",
+    "hidden_shared_base",
+    "hidden_queue_ptr",
+];
+
+/// Which map a key sits in; decides the AMD namespace prefix and the
+/// missing-key rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Level {
+    Root,
+    Kernel,
+    Arg,
+}
+
+impl Level {
+    fn defs(self) -> &'static [KeyDef] {
+        match self {
+            Level::Root => ROOT_KEYS,
+            Level::Kernel => KERNEL_KEYS,
+            Level::Arg => ARG_KEYS,
+        }
+    }
+    fn namespace(self) -> &'static str {
+        match self {
+            Level::Root => "amdhsa.",
+            Level::Kernel | Level::Arg => ".",
+        }
+    }
+    fn missing_rule(self) -> &'static Rule {
+        match self {
+            Level::Root => &MISSING_KEY,
+            Level::Kernel => &KERNEL_MISSING_KEY,
+            Level::Arg => &ARG_MISSING_KEY,
+        }
+    }
+}
+
+/// A decoded value with its position.
+#[derive(Clone, Copy)]
+struct Node<'a> {
+    v: &'a Value,
+    s: Option<&'a Span>,
+}
+
+impl<'a> Node<'a> {
+    fn element(&self, i: usize, v: &'a Value) -> Node<'a> {
+        Node {
+            v,
+            s: self.s.and_then(|s| s.element(i)),
+        }
+    }
+}
+
+/// A key's value after its kind was checked.
+enum Parsed<'a> {
+    Str(String),
+    UInt(u64),
+    Bool(bool),
+    Ints(Vec<u64>),
+    Strs(Vec<String>),
+    Maps(Vec<Node<'a>>),
+}
+
+/// The known keys found in one map, and the others' names.
+#[derive(Default)]
+struct Fields<'a> {
+    found: Vec<(&'static str, Parsed<'a>, Node<'a>)>,
+    other: Vec<String>,
+}
+
+impl<'a> Fields<'a> {
+    fn get(&self, k: &str) -> Option<&Parsed<'a>> {
+        self.found
+            .iter()
+            .find(|(n, _, _)| *n == k)
+            .map(|(_, p, _)| p)
+    }
+    fn node(&self, k: &str) -> Option<Node<'a>> {
+        self.found
+            .iter()
+            .find(|(n, _, _)| *n == k)
+            .map(|(_, _, n)| *n)
+    }
+    fn str(&self, k: &str) -> Option<String> {
+        match self.get(k)? {
+            Parsed::Str(s) => Some(s.clone()),
+            _ => None,
+        }
+    }
+    fn uint(&self, k: &str) -> Option<u64> {
+        match self.get(k)? {
+            Parsed::UInt(u) => Some(*u),
+            _ => None,
+        }
+    }
+    fn bool(&self, k: &str) -> Option<bool> {
+        match self.get(k)? {
+            Parsed::Bool(b) => Some(*b),
+            _ => None,
+        }
+    }
+    fn ints<const N: usize>(&self, k: &str) -> Option<[u64; N]> {
+        match self.get(k)? {
+            Parsed::Ints(v) => v.as_slice().try_into().ok(),
+            _ => None,
+        }
+    }
+    fn strs(&self, k: &str) -> Vec<String> {
+        match self.get(k) {
+            Some(Parsed::Strs(v)) => v.clone(),
+            _ => Vec::new(),
+        }
+    }
+    fn maps(&self, k: &str) -> Vec<Node<'a>> {
+        match self.get(k) {
+            Some(Parsed::Maps(v)) => v.clone(),
+            _ => Vec::new(),
+        }
+    }
+}
+
+struct Checker<'s> {
+    base: u64,
+    ctx: &'s Context,
+    sink: &'s mut Sink,
+}
+
+impl Checker<'_> {
+    fn report(&mut self, rule: &'static Rule, node: Option<Node<'_>>, msg: String) {
+        let at = node
+            .and_then(|n| n.s)
+            .and_then(|s| u64::try_from(s.offset).ok())
+            .and_then(|o| self.base.checked_add(o));
+        match at {
+            Some(o) => self.sink.report_at(rule, o, msg),
+            None => self.sink.report(rule, msg),
+        }
+    }
+
+    /// Walks one map: duplicate keys, key classification, value kinds,
+    /// required keys. `what` names the map in messages.
+    fn scan<'a>(&mut self, map: Node<'a>, level: Level, what: &str) -> Fields<'a> {
+        let mut fields = Fields::default();
+        let Some(entries) = map.v.as_map() else {
+            return fields;
+        };
+        let mut seen: HashSet<Vec<u8>> = HashSet::new();
+        let mut present: Vec<&'static str> = Vec::new();
+        for (i, (k, v)) in entries.iter().enumerate() {
+            let kn = Node {
+                v: k,
+                s: map.s.and_then(|s| s.key(i)),
+            };
+            let vn = Node {
+                v,
+                s: map.s.and_then(|s| s.value(i)),
+            };
+            if !seen.insert(key_fingerprint(k)) {
+                self.report(
+                    &DUPLICATE_KEY,
+                    Some(kn),
+                    format!("{what}: key {} appears again", show_key(k)),
+                );
+                continue;
+            }
+            let Some(kb) = k.as_str_bytes() else {
+                self.report(
+                    &KEY_UNPREFIXED,
+                    Some(kn),
+                    format!("{what}: key is a {}, not a string", k.kind_name()),
+                );
+                fields.other.push(show_key(k));
+                continue;
+            };
+            let text = String::from_utf8_lossy(kb).into_owned();
+            let Some(def) = level.defs().iter().find(|d| d.key.as_bytes() == kb) else {
+                self.classify_unknown(kn, level, what, &text);
+                fields.other.push(text);
+                continue;
+            };
+            present.push(def.key);
+            if self.ctx.cov < def.since {
+                self.report(
+                    &KEY_VERSION,
+                    Some(kn),
+                    format!(
+                        "{what}: {} is defined from code object {}, this object is {}",
+                        def.key, def.since, self.ctx.cov
+                    ),
+                );
+            }
+            if let Some(p) = self.parse(def, vn, what) {
+                fields.found.push((def.key, p, vn));
+            }
+        }
+        for def in level.defs().iter().filter(|d| d.required) {
+            if !present.contains(&def.key) {
+                self.report(
+                    level.missing_rule(),
+                    Some(map),
+                    format!("{what}: required key {} is missing", def.key),
+                );
+            }
+        }
+        fields
+    }
+
+    fn classify_unknown(&mut self, kn: Node<'_>, level: Level, what: &str, text: &str) {
+        if text.starts_with(level.namespace()) {
+            self.report(
+                &KEY_UNKNOWN,
+                Some(kn),
+                format!("{what}: unknown key {text:?}"),
+            );
+        } else if text.find('.').is_some_and(|dot| dot > 0) {
+            self.report(
+                &KEY_VENDOR,
+                Some(kn),
+                format!("{what}: vendor key {text:?}"),
+            );
+        } else {
+            self.report(
+                &KEY_UNPREFIXED,
+                Some(kn),
+                format!("{what}: key {text:?} has no vendor prefix"),
+            );
+        }
+    }
+
+    /// Checks a value against its key's shape; reports and returns `None`
+    /// if it does not fit.
+    fn parse<'a>(&mut self, def: &KeyDef, n: Node<'a>, what: &str) -> Option<Parsed<'a>> {
+        let ctx = format!("{what}: {}", def.key);
+        let p = match def.shape {
+            Shape::Str => Parsed::Str(self.string(n, &ctx)?),
+            Shape::UInt => Parsed::UInt(self.uint(n, &ctx)?),
+            Shape::Bool => Parsed::Bool(self.boolean(n, &ctx)?),
+            Shape::Ints(len) => {
+                let items = self.array(n, &ctx)?;
+                if items.len() != len {
+                    self.report(
+                        &VALUE_TYPE,
+                        Some(n),
+                        format!("{ctx}: expected {len} integers, found {}", items.len()),
+                    );
+                    return None;
+                }
+                let mut out = Vec::with_capacity(len);
+                for (i, e) in items.iter().enumerate() {
+                    out.push(self.uint(n.element(i, e), &format!("{ctx}[{i}]"))?);
+                }
+                Parsed::Ints(out)
+            }
+            Shape::Strs => {
+                let items = self.array(n, &ctx)?;
+                let mut out = Vec::new();
+                for (i, e) in items.iter().enumerate() {
+                    if let Some(s) = self.string(n.element(i, e), &format!("{ctx}[{i}]")) {
+                        out.push(s);
+                    }
+                }
+                Parsed::Strs(out)
+            }
+            Shape::Maps => {
+                let items = self.array(n, &ctx)?;
+                let mut out = Vec::new();
+                for (i, e) in items.iter().enumerate() {
+                    if e.as_map().is_some() {
+                        out.push(n.element(i, e));
+                    } else {
+                        self.report(
+                            &VALUE_TYPE,
+                            Some(n.element(i, e)),
+                            format!("{ctx}[{i}]: expected a map, found a {}", e.kind_name()),
+                        );
+                    }
+                }
+                Parsed::Maps(out)
+            }
+        };
+        if let (Some(values), Parsed::Str(s)) = (def.values, &p) {
+            if !values.contains(&s.as_str()) {
+                self.report(
+                    &VALUE_ENUM,
+                    Some(n),
+                    format!("{ctx}: {s:?} is not one of {values:?}"),
+                );
+            }
+        }
+        Some(p)
+    }
+
+    fn array<'a>(&mut self, n: Node<'a>, ctx: &str) -> Option<&'a [Value]> {
+        let a = n.v.as_array();
+        if a.is_none() {
+            self.report(
+                &VALUE_TYPE,
+                Some(n),
+                format!("{ctx}: expected an array, found a {}", n.v.kind_name()),
+            );
+        }
+        a
+    }
+
+    fn string(&mut self, n: Node<'_>, ctx: &str) -> Option<String> {
+        match n.v {
+            Value::Str(b) => Some(String::from_utf8_lossy(b).into_owned()),
+            other => {
+                self.report(
+                    &VALUE_TYPE,
+                    Some(n),
+                    format!("{ctx}: expected a string, found a {}", other.kind_name()),
+                );
+                None
+            }
+        }
+    }
+
+    fn uint(&mut self, n: Node<'_>, ctx: &str) -> Option<u64> {
+        match n.v {
+            Value::UInt(u) => Some(*u),
+            Value::Int(i) => match u64::try_from(*i) {
+                Ok(u) => Some(u),
+                Err(_) => {
+                    self.report(&VALUE_TYPE, Some(n), format!("{ctx}: negative value {i}"));
+                    None
+                }
+            },
+            Value::Str(b) => match std::str::from_utf8(b).ok().and_then(parse_yaml_uint) {
+                Some(u) => {
+                    self.report(
+                        &STRING_SCALAR,
+                        Some(n),
+                        format!("{ctx}: integer {u} written as a string"),
+                    );
+                    Some(u)
+                }
+                None => {
+                    self.report(
+                        &VALUE_TYPE,
+                        Some(n),
+                        format!(
+                            "{ctx}: expected an integer, found the string {:?}",
+                            String::from_utf8_lossy(b)
+                        ),
+                    );
+                    None
+                }
+            },
+            other => {
+                self.report(
+                    &VALUE_TYPE,
+                    Some(n),
+                    format!("{ctx}: expected an integer, found a {}", other.kind_name()),
+                );
+                None
+            }
+        }
+    }
+
+    fn boolean(&mut self, n: Node<'_>, ctx: &str) -> Option<bool> {
+        match n.v {
+            Value::Bool(b) => Some(*b),
+            Value::Str(s) => match std::str::from_utf8(s).ok().and_then(parse_yaml_bool) {
+                Some(b) => {
+                    self.report(
+                        &STRING_SCALAR,
+                        Some(n),
+                        format!("{ctx}: boolean {b} written as a string"),
+                    );
+                    Some(b)
+                }
+                None => {
+                    self.report(
+                        &VALUE_TYPE,
+                        Some(n),
+                        format!(
+                            "{ctx}: expected a boolean, found the string {:?}",
+                            String::from_utf8_lossy(s)
+                        ),
+                    );
+                    None
+                }
+            },
+            other => {
+                self.report(
+                    &VALUE_TYPE,
+                    Some(n),
+                    format!("{ctx}: expected a boolean, found a {}", other.kind_name()),
+                );
+                None
+            }
+        }
+    }
+
+    fn root(&mut self, root: Node<'_>) -> Metadata {
+        let f = self.scan(root, Level::Root, "metadata");
+        let mut md = Metadata {
+            version: f.ints::<2>("amdhsa.version"),
+            target: f.str("amdhsa.target"),
+            printf: f.strs("amdhsa.printf"),
+            kernels: Vec::new(),
+            other_keys: f.other.clone(),
+        };
+        if f.get("amdhsa.globals").is_some() {
+            md.other_keys.push("amdhsa.globals".to_owned());
+        }
+
+        if let (Some(v), Some(want)) = (md.version, self.ctx.cov.metadata_version()) {
+            if v != want {
+                self.report(
+                    &VERSION_MISMATCH,
+                    f.node("amdhsa.version"),
+                    format!(
+                        "amdhsa.version is [{}, {}], code object {} needs [{}, {}]",
+                        v[0], v[1], self.ctx.cov, want[0], want[1]
+                    ),
+                );
+            }
+        }
+        self.target(&md, &f);
+        for (i, p) in md.printf.iter().enumerate() {
+            if !printf_ok(p) {
+                let node = f.node("amdhsa.printf").and_then(|n| {
+                    n.v.as_array()
+                        .and_then(|a| a.get(i))
+                        .map(|e| n.element(i, e))
+                });
+                self.report(
+                    &PRINTF_FORMAT,
+                    node,
+                    format!("amdhsa.printf[{i}] {p:?} is not ID:N:sizes:format"),
+                );
+            }
+        }
+
+        let mut names: HashMap<String, usize> = HashMap::new();
+        let mut symbols: HashMap<String, usize> = HashMap::new();
+        for (i, kn) in f.maps("amdhsa.kernels").into_iter().enumerate() {
+            let (k, kf) = self.kernel(kn, i);
+            self.sink.set_kernel(k.name.as_deref());
+            if let Some(name) = &k.name {
+                if let Some(first) = names.insert(name.clone(), i) {
+                    self.report(
+                        &KERNEL_DUPLICATE_NAME,
+                        kf.node(".name"),
+                        format!("kernel {i}: .name {name:?} also names kernel {first}"),
+                    );
+                }
+            }
+            if let Some(sym) = &k.symbol {
+                if let Some(first) = symbols.insert(sym.clone(), i) {
+                    self.report(
+                        &KERNEL_DUPLICATE_SYMBOL,
+                        kf.node(".symbol"),
+                        format!("kernel {i}: .symbol {sym:?} is also the symbol of kernel {first}"),
+                    );
+                }
+            }
+            self.sink.set_kernel(None);
+            md.kernels.push(k);
+        }
+        md
+    }
+
+    fn target(&mut self, md: &Metadata, f: &Fields<'_>) {
+        let node = f.node("amdhsa.target");
+        let Some(t) = &md.target else {
+            if self.ctx.cov >= CodeObjectVersion::V4 && node.is_none() {
+                self.report(
+                    &TARGET_MISSING,
+                    None,
+                    format!("code object {} metadata has no amdhsa.target", self.ctx.cov),
+                );
+            }
+            return;
+        };
+        let Some(rest) = t.strip_prefix(TARGET_PREFIX) else {
+            self.report(
+                &TARGET_INVALID,
+                node,
+                format!("amdhsa.target {t:?} does not start with {TARGET_PREFIX}"),
+            );
+            return;
+        };
+        // LLVM writes the V4 syntax (`:xnack+`); the V3 spelling
+        // (`+xnack`) would mean other feature settings.
+        if rest.find([':', '+']).and_then(|i| rest.get(i..=i)) == Some("+") {
+            self.report(
+                &TARGET_INVALID,
+                node,
+                format!("amdhsa.target {t:?} uses the V3 +feature syntax"),
+            );
+            return;
+        }
+        let id = match TargetId::parse(rest) {
+            Ok(id) => id,
+            Err(e) => {
+                self.report(&TARGET_INVALID, node, format!("amdhsa.target {t:?}: {e}"));
+                return;
+            }
+        };
+        if let Some(elf) = self.ctx.target_id {
+            if id != elf {
+                self.report(
+                    &TARGET_MISMATCH,
+                    node,
+                    format!("amdhsa.target {t:?} but e_flags say {TARGET_PREFIX}{elf}"),
+                );
+            }
+        }
+    }
+
+    fn kernel<'a>(&mut self, kn: Node<'a>, index: usize) -> (Kernel, Fields<'a>) {
+        // Name the kernel in messages before its fields are known.
+        let label =
+            kn.v.get(".name")
+                .and_then(Value::as_str_bytes)
+                .map(|b| String::from_utf8_lossy(b).into_owned());
+        self.sink.set_kernel(label.as_deref());
+        let what = match &label {
+            Some(n) => format!("kernel {index} ({n})"),
+            None => format!("kernel {index}"),
+        };
+        let f = self.scan(kn, Level::Kernel, &what);
+        let mut k = Kernel {
+            name: f.str(".name"),
+            symbol: f.str(".symbol"),
+            language: f.str(".language"),
+            language_version: f.ints::<2>(".language_version"),
+            args: Vec::new(),
+            reqd_workgroup_size: f.ints::<3>(".reqd_workgroup_size"),
+            workgroup_size_hint: f.ints::<3>(".workgroup_size_hint"),
+            vec_type_hint: f.str(".vec_type_hint"),
+            device_enqueue_symbol: f.str(".device_enqueue_symbol"),
+            kernarg_segment_size: f.uint(".kernarg_segment_size"),
+            group_segment_fixed_size: f.uint(".group_segment_fixed_size"),
+            private_segment_fixed_size: f.uint(".private_segment_fixed_size"),
+            kernarg_segment_align: f.uint(".kernarg_segment_align"),
+            wavefront_size: f.uint(".wavefront_size"),
+            sgpr_count: f.uint(".sgpr_count"),
+            vgpr_count: f.uint(".vgpr_count"),
+            agpr_count: f.uint(".agpr_count"),
+            max_flat_workgroup_size: f.uint(".max_flat_workgroup_size"),
+            max_num_workgroups_x: f.uint(".max_num_workgroups_x"),
+            max_num_workgroups_y: f.uint(".max_num_workgroups_y"),
+            max_num_workgroups_z: f.uint(".max_num_workgroups_z"),
+            sgpr_spill_count: f.uint(".sgpr_spill_count"),
+            vgpr_spill_count: f.uint(".vgpr_spill_count"),
+            kind: f.str(".kind"),
+            uses_dynamic_stack: f.bool(".uses_dynamic_stack"),
+            workgroup_processor_mode: f.uint(".workgroup_processor_mode").map(|v| v != 0),
+            uniform_work_group_size: f.uint(".uniform_work_group_size").map(|v| v != 0),
+            cluster_dims: f.ints::<3>(".cluster_dims"),
+            other_keys: f.other.clone(),
+        };
+        let mut arg_nodes = Vec::new();
+        for (i, an) in f.maps(".args").into_iter().enumerate() {
+            let af = self.scan(an, Level::Arg, &format!("{what} arg {i}"));
+            k.args.push(Arg {
+                name: af.str(".name"),
+                type_name: af.str(".type_name"),
+                size: af.uint(".size"),
+                offset: af.uint(".offset"),
+                value_kind: af.str(".value_kind"),
+                value_type: af.str(".value_type"),
+                pointee_align: af.uint(".pointee_align"),
+                address_space: af.str(".address_space"),
+                access: af.str(".access"),
+                actual_access: af.str(".actual_access"),
+                is_const: af.bool(".is_const"),
+                is_restrict: af.bool(".is_restrict"),
+                is_volatile: af.bool(".is_volatile"),
+                is_pipe: af.bool(".is_pipe"),
+                other_keys: af.other.clone(),
+            });
+            arg_nodes.push((an, af));
+        }
+        self.kernel_rules(&k, &f, &what);
+        self.arg_rules(&k, &arg_nodes, &what);
+        (k, f)
+    }
+
+    fn kernel_rules(&mut self, k: &Kernel, f: &Fields<'_>, what: &str) {
+        if let (Some(name), Some(sym)) = (&k.name, &k.symbol) {
+            if *sym != format!("{name}.kd") {
+                self.report(
+                    &KERNEL_SYMBOL_NAME,
+                    f.node(".symbol"),
+                    format!("{what}: .symbol {sym:?} is not {:?}", format!("{name}.kd")),
+                );
+            }
+        }
+        if let Some(a) = k.kernarg_segment_align {
+            if !a.is_power_of_two() {
+                self.report(
+                    &KERNARG_SEGMENT_ALIGN,
+                    f.node(".kernarg_segment_align"),
+                    format!("{what}: .kernarg_segment_align {a} is not a power of two"),
+                );
+            }
+        }
+        if let Some(w) = k.wavefront_size {
+            let target = self.ctx.target_id.map(|t| t.target);
+            let problem = match w {
+                32 if target.is_some_and(|t| !t.wave32) => Some(format!(
+                    "{what}: wave32 but {} has no wave32",
+                    target.map_or("", |t| t.name)
+                )),
+                64 if target.is_some_and(|t| !t.wave64) => Some(format!(
+                    "{what}: wave64 but {} has no wave64",
+                    target.map_or("", |t| t.name)
+                )),
+                32 | 64 => None,
+                _ => Some(format!("{what}: .wavefront_size {w} is neither 32 nor 64")),
+            };
+            if let Some(m) = problem {
+                self.report(&WAVEFRONT_SIZE, f.node(".wavefront_size"), m);
+            }
+        }
+        if let Some(m) = k.max_flat_workgroup_size {
+            if !(1..=1024).contains(&m) {
+                self.report(
+                    &MAX_FLAT_WORKGROUP_SIZE,
+                    f.node(".max_flat_workgroup_size"),
+                    format!("{what}: .max_flat_workgroup_size {m} is outside 1..=1024"),
+                );
+            }
+        }
+        if let Some(r) = k.reqd_workgroup_size {
+            if r != [0, 0, 0] && r.contains(&0) {
+                self.report(
+                    &REQD_WORKGROUP_SIZE,
+                    f.node(".reqd_workgroup_size"),
+                    format!("{what}: .reqd_workgroup_size {r:?} mixes zero and non-zero"),
+                );
+            } else if let Some(m) = k.max_flat_workgroup_size {
+                let product = r.iter().try_fold(1u64, |a, &b| a.checked_mul(b));
+                if r != [0, 0, 0] && product.is_none_or(|p| p > m) {
+                    self.report(
+                        &REQD_WORKGROUP_SIZE_LIMIT,
+                        f.node(".reqd_workgroup_size"),
+                        format!("{what}: .reqd_workgroup_size {r:?} exceeds .max_flat_workgroup_size {m}"),
+                    );
+                }
+            }
+        }
+        if let Some(v) = f.uint(".workgroup_processor_mode") {
+            let no_wgp = self
+                .ctx
+                .target_id
+                .map(|t| t.target)
+                .filter(|t| !t.has_wgp_mode());
+            if v > 1 {
+                self.report(
+                    &WORKGROUP_PROCESSOR_MODE,
+                    f.node(".workgroup_processor_mode"),
+                    format!("{what}: .workgroup_processor_mode {v} is not 0 or 1"),
+                );
+            } else if let Some(t) = no_wgp {
+                self.report(
+                    &WORKGROUP_PROCESSOR_MODE,
+                    f.node(".workgroup_processor_mode"),
+                    format!(
+                        "{what}: .workgroup_processor_mode given but {} has no WGP mode",
+                        t.name
+                    ),
+                );
+            }
+        }
+        if let Some(v) = f.uint(".uniform_work_group_size") {
+            if v > 1 {
+                self.report(
+                    &UNIFORM_WORK_GROUP_SIZE,
+                    f.node(".uniform_work_group_size"),
+                    format!("{what}: .uniform_work_group_size {v} is not 0 or 1"),
+                );
+            }
+        }
+        if let Some(kind) = &k.kind {
+            if !KERNEL_KINDS.contains(&kind.as_str()) {
+                self.report(
+                    &KERNEL_KIND,
+                    f.node(".kind"),
+                    format!("{what}: .kind {kind:?} is not normal, init or fini"),
+                );
+            }
+        }
+    }
+
+    fn arg_rules(&mut self, k: &Kernel, args: &[(Node<'_>, Fields<'_>)], what: &str) {
+        let cov = self.ctx.cov;
+        for (i, (a, (_, af))) in k.args.iter().zip(args).enumerate() {
+            let what = format!("{what} arg {i}");
+            let kind = a.kind();
+            if a.value_type.is_some() {
+                self.report(
+                    &ARG_VALUE_TYPE,
+                    af.node(".value_type"),
+                    format!("{what}: deprecated .value_type"),
+                );
+            }
+            if let Some(kind) = kind {
+                self.arg_kind_rules(a, kind, af, &what);
+            }
+            if let Some(p) = a.pointee_align {
+                if !p.is_power_of_two() {
+                    self.report(
+                        &ARG_POINTEE_ALIGN,
+                        af.node(".pointee_align"),
+                        format!("{what}: .pointee_align {p} is not a power of two"),
+                    );
+                }
+            }
+            let (Some(off), Some(size)) = (a.offset, a.size) else {
+                continue;
+            };
+            match (off.checked_add(size), k.kernarg_segment_size) {
+                (None, _) => self.report(
+                    &ARG_OUT_OF_BOUNDS,
+                    af.node(".offset"),
+                    format!("{what}: .offset + .size overflows"),
+                ),
+                (Some(end), Some(kss)) if end > kss => self.report(
+                    &ARG_OUT_OF_BOUNDS,
+                    af.node(".offset"),
+                    format!("{what}: bytes {off}..{end} end past .kernarg_segment_size {kss}"),
+                ),
+                _ => {}
+            }
+            let natural = match kind {
+                Some(ValueKind::ByValue) | None => None,
+                Some(_) => Some(size).filter(|s| matches!(s, 2 | 4 | 8)),
+            };
+            if let Some(al) = natural {
+                if off % al != 0 {
+                    self.report(
+                        &ARG_MISALIGNED,
+                        af.node(".offset"),
+                        format!("{what}: .offset {off} is not a multiple of {al}"),
+                    );
+                }
+            }
+            if let Some(kind) = kind.filter(|k| k.is_hidden()) {
+                if kind.since_v5() && cov < CodeObjectVersion::V5 {
+                    self.report(
+                        &ARG_HIDDEN_VERSION,
+                        af.node(".value_kind"),
+                        format!(
+                            "{what}: {} is a V5 hidden argument, this object is {cov}",
+                            kind.as_str()
+                        ),
+                    );
+                }
+            }
+        }
+        self.hidden_layout(k, args, what);
+        self.overlaps(k, args, what);
+    }
+
+    fn arg_kind_rules(&mut self, a: &Arg, kind: ValueKind, af: &Fields<'_>, what: &str) {
+        use ValueKind as K;
+        let mut misplaced = Vec::new();
+        if a.pointee_align.is_some() && kind != K::DynamicSharedPointer {
+            misplaced.push(".pointee_align");
+        }
+        if a.address_space.is_some() && !matches!(kind, K::GlobalBuffer | K::DynamicSharedPointer) {
+            misplaced.push(".address_space");
+        }
+        if a.access.is_some() && !matches!(kind, K::Image | K::Pipe) {
+            misplaced.push(".access");
+        }
+        if a.is_pipe.is_some() && kind != K::Pipe {
+            misplaced.push(".is_pipe");
+        }
+        for key in misplaced {
+            self.report(
+                &ARG_KEY_KIND,
+                af.node(key),
+                format!("{what}: {key} on a {} argument", kind.as_str()),
+            );
+        }
+        let as_ = a.address_space.as_deref();
+        let bad_space = match kind {
+            K::DynamicSharedPointer => as_.is_some_and(|s| s != "local"),
+            K::GlobalBuffer => as_ == Some("local"),
+            _ => false,
+        };
+        if bad_space {
+            self.report(
+                &ARG_ADDRESS_SPACE,
+                af.node(".address_space"),
+                format!(
+                    "{what}: {} in address space {}",
+                    kind.as_str(),
+                    as_.unwrap_or("")
+                ),
+            );
+        }
+        let want = match kind {
+            K::GlobalBuffer if matches!(as_, Some("global" | "constant" | "generic")) => Some(8),
+            K::Image | K::Sampler | K::Pipe | K::Queue => Some(8),
+            K::DynamicSharedPointer => Some(4),
+            _ => None,
+        };
+        if let (Some(want), Some(size)) = (want, a.size) {
+            if size != want {
+                self.report(
+                    &ARG_KIND_SIZE,
+                    af.node(".size"),
+                    format!("{what}: {} of size {size}, expected {want}", kind.as_str()),
+                );
+            }
+        }
+    }
+
+    /// Checks hidden arguments against their fixed slots. The hidden block
+    /// starts where LLVM's implicit argument pointer points: the end of the
+    /// explicit arguments rounded up to 8 (`getAlignmentForImplicitArgPtr`
+    /// for amdhsa; confirmed with clang-19).
+    fn hidden_layout(&mut self, k: &Kernel, args: &[(Node<'_>, Fields<'_>)], what: &str) {
+        let explicit_end = k
+            .args
+            .iter()
+            .filter(|a| a.kind().is_some_and(|kd| !kd.is_hidden()))
+            .filter_map(|a| a.offset?.checked_add(a.size?))
+            .max()
+            .unwrap_or(0);
+        let Some(base) = explicit_end.checked_add(7).map(|e| e & !7) else {
+            return;
+        };
+        for (i, (a, (_, af))) in k.args.iter().zip(args).enumerate() {
+            let Some(kind) = a.kind() else { continue };
+            let Some((slot, size)) = kind.hidden_slot(self.ctx.cov) else {
+                continue;
+            };
+            let Some(want) = base.checked_add(slot) else {
+                continue;
+            };
+            if a.offset.is_some_and(|o| o != want) || a.size.is_some_and(|s| s != size) {
+                self.report(
+                    &ARG_HIDDEN_LAYOUT,
+                    af.node(".offset"),
+                    format!(
+                        "{what} arg {i}: {} at offset {} size {}, expected offset {want} (hidden block at {base}) size {size}",
+                        kind.as_str(),
+                        a.offset.unwrap_or(0),
+                        a.size.unwrap_or(0)
+                    ),
+                );
+            }
+        }
+    }
+
+    fn overlaps(&mut self, k: &Kernel, args: &[(Node<'_>, Fields<'_>)], what: &str) {
+        let mut spans: Vec<(u64, u64, usize)> = k
+            .args
+            .iter()
+            .enumerate()
+            .filter_map(|(i, a)| {
+                let (o, s) = (a.offset?, a.size?);
+                (s > 0).then_some((o, o.saturating_add(s), i))
+            })
+            .collect();
+        spans.sort_unstable();
+        // Sweep: the furthest end so far and whose it is.
+        let mut reach: Option<(u64, usize)> = None;
+        for &(start, end, i) in &spans {
+            if let Some((r, j)) = reach {
+                if start < r {
+                    let node = args.get(i).and_then(|(_, af)| af.node(".offset"));
+                    self.report(
+                        &ARG_OVERLAP,
+                        node,
+                        format!(
+                            "{what}: arg {i} (bytes {start}..{end}) overlaps arg {j} (ends at {r})"
+                        ),
+                    );
+                }
+            }
+            if reach.is_none_or(|(r, _)| end > r) {
+                reach = Some((end, i));
+            }
+        }
+    }
+}
+
+/// A byte string identifying a map key the way LLVM's `msgpack::Document`
+/// compares keys: by kind and value, with both float widths read as double.
+fn key_fingerprint(k: &Value) -> Vec<u8> {
+    fn widen(v: &Value) -> Value {
+        match v {
+            Value::F32(f) => Value::F64(f64::from(*f)),
+            Value::Array(a) => Value::Array(a.iter().map(widen).collect()),
+            Value::Map(m) => Value::Map(m.iter().map(|(a, b)| (widen(a), widen(b))).collect()),
+            other => other.clone(),
+        }
+    }
+    match k {
+        Value::Str(s) => {
+            // The common case, without cloning through `widen`.
+            let mut out = vec![0xa0];
+            out.extend_from_slice(s);
+            out
+        }
+        other => msgpack::encode(&widen(other)),
+    }
+}
+
+fn show_key(k: &Value) -> String {
+    match k.as_str_bytes() {
+        Some(b) => format!("{:?}", String::from_utf8_lossy(b)),
+        None => format!("<{}>", k.kind_name()),
+    }
+}
+
+/// LLVM's YAML integer reading (`StringRef::getAsInteger` with radix 0):
+/// decimal, `0x` hex, `0b` binary, `0o` or leading-zero octal.
+fn parse_yaml_uint(s: &str) -> Option<u64> {
+    let (digits, radix) = if let Some(r) = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        (r, 16)
+    } else if let Some(r) = s.strip_prefix("0b").or_else(|| s.strip_prefix("0B")) {
+        (r, 2)
+    } else if let Some(r) = s.strip_prefix("0o") {
+        (r, 8)
+    } else if s.len() > 1 && s.starts_with('0') {
+        (&s[1..], 8)
+    } else {
+        (s, 10)
+    };
+    if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
+        return None;
+    }
+    u64::from_str_radix(digits, radix).ok()
+}
+
+/// LLVM's YAML boolean spellings (`llvm::yaml::parseBool`).
+fn parse_yaml_bool(s: &str) -> Option<bool> {
+    match s {
+        "y" | "Y" | "yes" | "Yes" | "YES" | "true" | "True" | "TRUE" | "on" | "On" | "ON" => {
+            Some(true)
+        }
+        "n" | "N" | "no" | "No" | "NO" | "false" | "False" | "FALSE" | "off" | "Off" | "OFF" => {
+            Some(false)
+        }
+        _ => None,
+    }
+}
+
+/// True if a printf entry reads `ID:N:S[0]:...:S[N-1]:Format`.
+fn printf_ok(s: &str) -> bool {
+    let mut parts = s.split(':');
+    let id = parts.next().and_then(|p| p.parse::<u32>().ok());
+    let n = parts.next().and_then(|p| p.parse::<u32>().ok());
+    let (Some(_), Some(n)) = (id, n) else {
+        return false;
+    };
+    for _ in 0..n {
+        if parts.next().and_then(|p| p.parse::<u32>().ok()).is_none() {
+            return false;
+        }
+    }
+    // The format string is whatever follows (it may itself hold ':').
+    parts.next().is_some()
+}
+
+/// True if `v` contains an extension value anywhere.
+fn find_ext<'a>(n: Node<'a>) -> Option<Node<'a>> {
+    match n.v {
+        Value::Ext(..) => Some(n),
+        Value::Array(a) => a
+            .iter()
+            .enumerate()
+            .find_map(|(i, e)| find_ext(n.element(i, e))),
+        Value::Map(m) => m.iter().enumerate().find_map(|(i, (k, v))| {
+            find_ext(Node {
+                v: k,
+                s: n.s.and_then(|s| s.key(i)),
+            })
+            .or_else(|| {
+                find_ext(Node {
+                    v,
+                    s: n.s.and_then(|s| s.value(i)),
+                })
+            })
+        }),
+        _ => None,
+    }
+}
+
+/// Checks the description of an `NT_AMDGPU_METADATA` note.
+///
+/// `desc_offset` is the file offset of `desc`, so violations point into
+/// the file. Returns the model if the description decodes to a map (even
+/// if it breaks rules), `None` otherwise.
+pub fn check(desc: &[u8], desc_offset: u64, ctx: &Context, sink: &mut Sink) -> Option<Metadata> {
+    let (value, span, used) = match msgpack::decode_spanned(desc) {
+        Ok(d) => d,
+        Err(e) => {
+            let at = u64::try_from(e.offset)
+                .ok()
+                .and_then(|o| desc_offset.checked_add(o));
+            let msg = format!("metadata is not MessagePack: {e}");
+            match at {
+                Some(o) => sink.report_at(&DECODE, o, msg),
+                None => sink.report(&DECODE, msg),
+            }
+            return None;
+        }
+    };
+    let mut c = Checker {
+        base: desc_offset,
+        ctx,
+        sink,
+    };
+    if used < desc.len() {
+        let n = desc.len() - used;
+        let at = u64::try_from(used)
+            .ok()
+            .and_then(|u| desc_offset.checked_add(u));
+        let msg = format!("{n} byte(s) after the MessagePack value");
+        match at {
+            Some(o) => c.sink.report_at(&TRAILING_BYTES, o, msg),
+            None => c.sink.report(&TRAILING_BYTES, msg),
+        }
+    }
+    let root = Node {
+        v: &value,
+        s: Some(&span),
+    };
+    if let Some(ext) = find_ext(root) {
+        c.report(
+            &EXT_TYPE,
+            Some(ext),
+            "extension value in metadata".to_owned(),
+        );
+    }
+    if value.as_map().is_none() {
+        c.report(
+            &ROOT_NOT_MAP,
+            Some(root),
+            format!("top level is a {}, not a map", value.kind_name()),
+        );
+        return None;
+    }
+    Some(c.root(root))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::Severity;
+    use std::collections::BTreeSet;
+
+    fn u(x: u64) -> Value {
+        Value::UInt(x)
+    }
+    fn s(x: &str) -> Value {
+        Value::str(x)
+    }
+    fn m(entries: &[(&str, Value)]) -> Value {
+        Value::Map(entries.iter().map(|(k, v)| (s(k), v.clone())).collect())
+    }
+    fn ints(xs: &[u64]) -> Value {
+        Value::Array(xs.iter().map(|&x| u(x)).collect())
+    }
+    fn entries(v: &mut Value) -> &mut Vec<(Value, Value)> {
+        match v {
+            Value::Map(m) => m,
+            other => panic!("test document is not a map: {other:?}"),
+        }
+    }
+    fn set(v: &mut Value, key: &str, val: Value) {
+        let e = entries(v);
+        match e.iter_mut().find(|(k, _)| k.as_str() == Some(key)) {
+            Some(slot) => slot.1 = val,
+            None => e.push((s(key), val)),
+        }
+    }
+    fn del(v: &mut Value, key: &str) {
+        entries(v).retain(|(k, _)| k.as_str() != Some(key));
+    }
+    fn field<'a>(v: &'a mut Value, key: &str) -> &'a mut Value {
+        entries(v)
+            .iter_mut()
+            .find(|(k, _)| k.as_str() == Some(key))
+            .map(|(_, v)| v)
+            .unwrap_or_else(|| panic!("no key {key}"))
+    }
+    fn kernel(doc: &mut Value, i: usize) -> &mut Value {
+        match field(doc, "amdhsa.kernels") {
+            Value::Array(a) => &mut a[i],
+            _ => panic!("amdhsa.kernels is not an array"),
+        }
+    }
+    fn args(doc: &mut Value, k: usize) -> &mut Vec<Value> {
+        match field(kernel(doc, k), ".args") {
+            Value::Array(a) => a,
+            _ => panic!(".args is not an array"),
+        }
+    }
+    fn arg(doc: &mut Value, k: usize, a: usize) -> &mut Value {
+        &mut args(doc, k)[a]
+    }
+    fn hidden(kind: &str, offset: u64, size: u64) -> Value {
+        m(&[
+            (".offset", u(offset)),
+            (".size", u(size)),
+            (".value_kind", s(kind)),
+        ])
+    }
+
+    fn gfx90a() -> TargetId {
+        TargetId::parse("gfx90a").expect("targets table knows gfx90a")
+    }
+
+    struct Case {
+        doc: Value,
+        ctx: Context,
+        /// Bytes to check instead of the encoded `doc`.
+        raw: Option<Vec<u8>>,
+    }
+
+    const DESC_OFFSET: u64 = 0x1000;
+
+    /// A valid metadata map for `cov`, as LLVM would write it for gfx90a:
+    /// one kernel with explicit arguments of most kinds and a full hidden
+    /// block, and one kernel with no arguments.
+    fn base(cov: CodeObjectVersion) -> Case {
+        let v5 = cov >= CodeObjectVersion::V5;
+        let mut k0_args = vec![
+            m(&[
+                (".name", s("out")),
+                (".type_name", s("float*")),
+                (".offset", u(0)),
+                (".size", u(8)),
+                (".value_kind", s("global_buffer")),
+                (".address_space", s("global")),
+                (".actual_access", s("write_only")),
+                (".is_restrict", Value::Bool(true)),
+            ]),
+            m(&[
+                (".offset", u(8)),
+                (".size", u(1)),
+                (".type_name", s("char")),
+                (".value_kind", s("by_value")),
+            ]),
+            m(&[
+                (".offset", u(12)),
+                (".size", u(4)),
+                (".value_kind", s("dynamic_shared_pointer")),
+                (".address_space", s("local")),
+                (".pointee_align", u(4)),
+                (".is_const", Value::Bool(true)),
+            ]),
+            m(&[
+                (".offset", u(16)),
+                (".size", u(8)),
+                (".value_kind", s("image")),
+                (".access", s("read_only")),
+                (".type_name", s("image2d_t")),
+            ]),
+            m(&[
+                (".offset", u(24)),
+                (".size", u(8)),
+                (".value_kind", s("pipe")),
+                (".access", s("read_only")),
+                (".is_pipe", Value::Bool(true)),
+            ]),
+            // An empty struct: clang-19 writes size 0 at the next offset.
+            m(&[
+                (".offset", u(32)),
+                (".size", u(0)),
+                (".type_name", s("E")),
+                (".value_kind", s("by_value")),
+            ]),
+        ];
+        // Hidden block at 32 (the explicit arguments end there).
+        let kss = if v5 {
+            for (kind, off, size) in [
+                ("hidden_block_count_x", 0, 4),
+                ("hidden_block_count_y", 4, 4),
+                ("hidden_block_count_z", 8, 4),
+                ("hidden_group_size_x", 12, 2),
+                ("hidden_group_size_y", 14, 2),
+                ("hidden_group_size_z", 16, 2),
+                ("hidden_remainder_x", 18, 2),
+                ("hidden_remainder_y", 20, 2),
+                ("hidden_remainder_z", 22, 2),
+                ("hidden_global_offset_x", 40, 8),
+                ("hidden_global_offset_y", 48, 8),
+                ("hidden_global_offset_z", 56, 8),
+                ("hidden_grid_dims", 64, 2),
+                ("hidden_printf_buffer", 72, 8),
+                ("hidden_hostcall_buffer", 80, 8),
+                ("hidden_multigrid_sync_arg", 88, 8),
+                ("hidden_heap_v1", 96, 8),
+                ("hidden_default_queue", 104, 8),
+                ("hidden_completion_action", 112, 8),
+                ("hidden_dynamic_lds_size", 120, 4),
+                ("hidden_private_base", 192, 4),
+                ("hidden_shared_base", 196, 4),
+                ("hidden_queue_ptr", 200, 8),
+            ] {
+                k0_args.push(hidden(kind, 32 + off, size));
+            }
+            32 + 256
+        } else {
+            for (kind, off) in [
+                ("hidden_global_offset_x", 0),
+                ("hidden_global_offset_y", 8),
+                ("hidden_global_offset_z", 16),
+                ("hidden_printf_buffer", 24),
+                ("hidden_default_queue", 32),
+                ("hidden_completion_action", 40),
+                ("hidden_multigrid_sync_arg", 48),
+            ] {
+                k0_args.push(hidden(kind, 32 + off, 8));
+            }
+            32 + 56
+        };
+        let mut k0 = m(&[
+            (".name", s("foo")),
+            (".symbol", s("foo.kd")),
+            (".language", s("OpenCL C")),
+            (".language_version", ints(&[2, 0])),
+            (".args", Value::Array(k0_args)),
+            (".reqd_workgroup_size", ints(&[64, 1, 1])),
+            (".workgroup_size_hint", ints(&[8, 8, 1])),
+            (".vec_type_hint", s("float4")),
+            (".kernarg_segment_size", u(kss)),
+            (".group_segment_fixed_size", u(0)),
+            (".private_segment_fixed_size", u(16)),
+            (".kernarg_segment_align", u(8)),
+            (".wavefront_size", u(64)),
+            (".sgpr_count", u(40)),
+            (".vgpr_count", u(12)),
+            (".agpr_count", u(0)),
+            (".max_flat_workgroup_size", u(64)),
+            (".sgpr_spill_count", u(0)),
+            (".vgpr_spill_count", u(0)),
+        ]);
+        let mut k1 = m(&[
+            (".name", s("bar")),
+            (".symbol", s("bar.kd")),
+            (".args", Value::Array(vec![])),
+            (".kernarg_segment_size", u(0)),
+            (".group_segment_fixed_size", u(0)),
+            (".private_segment_fixed_size", u(0)),
+            (".kernarg_segment_align", u(4)),
+            (".wavefront_size", u(64)),
+            (".sgpr_count", u(4)),
+            (".vgpr_count", u(0)),
+            (".max_flat_workgroup_size", u(256)),
+            (".kind", s("init")),
+            (".max_num_workgroups_x", u(16)),
+            (".max_num_workgroups_y", u(1)),
+            (".max_num_workgroups_z", u(1)),
+        ]);
+        if v5 {
+            set(&mut k0, ".uses_dynamic_stack", Value::Bool(false));
+            set(&mut k0, ".uniform_work_group_size", u(1));
+            set(&mut k1, ".uses_dynamic_stack", Value::Bool(true));
+        }
+        if cov >= CodeObjectVersion::V6 {
+            set(&mut k1, ".cluster_dims", ints(&[1, 1, 1]));
+        }
+        let version = cov.metadata_version().expect("V3+");
+        let mut doc = m(&[
+            ("amdhsa.version", ints(&version)),
+            (
+                "amdhsa.printf",
+                Value::Array(vec![s("1:1:4:%d\n"), s("2:0:a:b:c")]),
+            ),
+            ("amdhsa.kernels", Value::Array(vec![k0, k1])),
+        ]);
+        if cov >= CodeObjectVersion::V4 {
+            set(&mut doc, "amdhsa.target", s("amdgcn-amd-amdhsa--gfx90a"));
+        }
+        Case {
+            doc,
+            ctx: Context {
+                cov,
+                target_id: Some(gfx90a()),
+            },
+            raw: None,
+        }
+    }
+
+    fn run(c: &Case) -> (Sink, Option<Metadata>) {
+        let bytes = c.raw.clone().unwrap_or_else(|| msgpack::encode(&c.doc));
+        let mut sink = Sink::new();
+        let md = check(&bytes, DESC_OFFSET, &c.ctx, &mut sink);
+        (sink, md)
+    }
+
+    fn reported(sink: &Sink) -> BTreeSet<&'static str> {
+        sink.violations.iter().map(|v| v.rule.id).collect()
+    }
+
+    const ALL_VERSIONS: [CodeObjectVersion; 4] = [
+        CodeObjectVersion::V3,
+        CodeObjectVersion::V4,
+        CodeObjectVersion::V5,
+        CodeObjectVersion::V6,
+    ];
+
+    #[test]
+    fn baselines_are_clean() {
+        for cov in ALL_VERSIONS {
+            let (sink, md) = run(&base(cov));
+            assert!(sink.violations.is_empty(), "{cov}: {:#?}", sink.violations);
+            let md = md.expect("model");
+            assert_eq!(md.kernels.len(), 2);
+            assert_eq!(md.version, cov.metadata_version());
+        }
+    }
+
+    #[test]
+    fn model_reads_every_field() {
+        let (_, md) = run(&base(CodeObjectVersion::V6));
+        let md = md.unwrap();
+        assert_eq!(md.target.as_deref(), Some("amdgcn-amd-amdhsa--gfx90a"));
+        assert_eq!(md.printf, ["1:1:4:%d\n", "2:0:a:b:c"]);
+        assert!(md.other_keys.is_empty());
+        let k = &md.kernels[0];
+        assert_eq!(k.name.as_deref(), Some("foo"));
+        assert_eq!(k.symbol.as_deref(), Some("foo.kd"));
+        assert_eq!(k.language.as_deref(), Some("OpenCL C"));
+        assert_eq!(k.language_version, Some([2, 0]));
+        assert_eq!(k.reqd_workgroup_size, Some([64, 1, 1]));
+        assert_eq!(k.workgroup_size_hint, Some([8, 8, 1]));
+        assert_eq!(k.vec_type_hint.as_deref(), Some("float4"));
+        assert_eq!(k.kernarg_segment_size, Some(288));
+        assert_eq!(k.private_segment_fixed_size, Some(16));
+        assert_eq!(k.kernarg_segment_align, Some(8));
+        assert_eq!(k.wavefront_size, Some(64));
+        assert_eq!(
+            (k.sgpr_count, k.vgpr_count, k.agpr_count),
+            (Some(40), Some(12), Some(0))
+        );
+        assert_eq!(k.max_flat_workgroup_size, Some(64));
+        assert_eq!(k.uses_dynamic_stack, Some(false));
+        assert_eq!(k.uniform_work_group_size, Some(true));
+        assert_eq!(k.workgroup_processor_mode, None);
+        assert_eq!(k.args.len(), 6 + 23);
+        let a = &k.args[0];
+        assert_eq!(a.name.as_deref(), Some("out"));
+        assert_eq!(a.type_name.as_deref(), Some("float*"));
+        assert_eq!((a.offset, a.size), (Some(0), Some(8)));
+        assert_eq!(a.kind(), Some(ValueKind::GlobalBuffer));
+        assert_eq!(a.address_space.as_deref(), Some("global"));
+        assert_eq!(a.actual_access.as_deref(), Some("write_only"));
+        assert_eq!(a.is_restrict, Some(true));
+        assert_eq!(k.args[2].pointee_align, Some(4));
+        assert_eq!(k.args[2].is_const, Some(true));
+        assert_eq!(k.args[4].is_pipe, Some(true));
+        assert_eq!(k.args[4].access.as_deref(), Some("read_only"));
+        let k1 = &md.kernels[1];
+        assert_eq!(k1.kind.as_deref(), Some("init"));
+        assert_eq!(
+            (
+                k1.max_num_workgroups_x,
+                k1.max_num_workgroups_y,
+                k1.max_num_workgroups_z
+            ),
+            (Some(16), Some(1), Some(1))
+        );
+        assert_eq!(k1.cluster_dims, Some([1, 1, 1]));
+        assert_eq!(k1.uses_dynamic_stack, Some(true));
+    }
+
+    type Mutation = fn(&mut Case);
+
+    /// For every rule: a mutation of a valid case that breaks it, and the
+    /// other rules the mutation necessarily breaks too.
+    fn mutations() -> Vec<(&'static str, &'static [&'static str], Mutation)> {
+        use CodeObjectVersion::*;
+        vec![
+            ("metadata.decode", &[], |c| {
+                let mut b = msgpack::encode(&c.doc);
+                b.pop();
+                c.raw = Some(b);
+            }),
+            ("metadata.decode", &[], |c| {
+                c.raw = Some(vec![0x81, 0xc1, 0xc0])
+            }),
+            ("metadata.trailing_bytes", &[], |c| {
+                let mut b = msgpack::encode(&c.doc);
+                b.extend_from_slice(&[0, 0, 0]);
+                c.raw = Some(b);
+            }),
+            ("metadata.ext_type", &["metadata.key.vendor"], |c| {
+                set(&mut c.doc, "acme.blob", Value::Ext(1, vec![1, 2]))
+            }),
+            ("metadata.duplicate_key", &[], |c| {
+                entries(kernel(&mut c.doc, 0)).push((s(".name"), s("foo")))
+            }),
+            (
+                "metadata.duplicate_key",
+                &["metadata.key.unprefixed"],
+                |c| {
+                    let e = entries(&mut c.doc);
+                    e.push((Value::F32(1.0), Value::Nil));
+                    e.push((Value::F64(1.0), Value::Nil));
+                },
+            ),
+            ("metadata.root.not_map", &[], |c| {
+                c.doc = Value::Array(vec![c.doc.clone()])
+            }),
+            ("metadata.missing_key", &[], |c| {
+                del(&mut c.doc, "amdhsa.kernels")
+            }),
+            ("metadata.missing_key", &[], |c| {
+                del(&mut c.doc, "amdhsa.version")
+            }),
+            ("metadata.value.type", &[], |c| {
+                set(kernel(&mut c.doc, 0), ".sgpr_count", Value::Bool(true))
+            }),
+            ("metadata.value.type", &[], |c| {
+                set(kernel(&mut c.doc, 0), ".sgpr_count", Value::Int(-1))
+            }),
+            ("metadata.value.type", &[], |c| {
+                set(kernel(&mut c.doc, 0), ".sgpr_count", s("many"))
+            }),
+            ("metadata.value.type", &[], |c| {
+                set(
+                    kernel(&mut c.doc, 0),
+                    ".reqd_workgroup_size",
+                    ints(&[64, 1]),
+                )
+            }),
+            ("metadata.value.type", &[], |c| {
+                set(kernel(&mut c.doc, 1), ".uses_dynamic_stack", u(1))
+            }),
+            ("metadata.value.type", &[], |c| {
+                set(
+                    kernel(&mut c.doc, 1),
+                    ".uniform_work_group_size",
+                    Value::Bool(true),
+                )
+            }),
+            ("metadata.value.type", &[], |c| {
+                set(&mut c.doc, "amdhsa.printf", Value::Array(vec![u(1)]))
+            }),
+            ("metadata.value.type", &[], |c| {
+                if let Value::Array(a) = field(&mut c.doc, "amdhsa.kernels") {
+                    a.push(u(7));
+                }
+            }),
+            ("metadata.value.string_scalar", &[], |c| {
+                set(kernel(&mut c.doc, 0), ".sgpr_count", s("0x28"))
+            }),
+            ("metadata.value.string_scalar", &[], |c| {
+                set(arg(&mut c.doc, 0, 0), ".is_restrict", s("true"))
+            }),
+            ("metadata.value.enum", &[], |c| {
+                set(kernel(&mut c.doc, 0), ".language", s("Fortran"))
+            }),
+            ("metadata.value.enum", &[], |c| {
+                set(arg(&mut c.doc, 0, 0), ".actual_access", s("none"))
+            }),
+            ("metadata.value.enum", &[], |c| {
+                set(arg(&mut c.doc, 0, 1), ".value_kind", s("by_reference"))
+            }),
+            ("metadata.key.unknown", &[], |c| {
+                set(kernel(&mut c.doc, 0), ".frobnicate", u(1))
+            }),
+            ("metadata.key.unknown", &[], |c| {
+                set(&mut c.doc, "amdhsa.frobnicate", u(1))
+            }),
+            ("metadata.key.vendor", &[], |c| {
+                set(arg(&mut c.doc, 0, 1), "acme.note", u(1))
+            }),
+            ("metadata.key.unprefixed", &[], |c| {
+                set(&mut c.doc, "extra", u(1))
+            }),
+            ("metadata.key.unprefixed", &[], |c| {
+                entries(kernel(&mut c.doc, 1)).push((u(3), u(4)))
+            }),
+            ("metadata.key.version", &[], |c| {
+                c.ctx.cov = V5;
+                set(kernel(&mut c.doc, 0), ".cluster_dims", ints(&[1, 1, 1]));
+            }),
+            ("metadata.key.version", &[], |c| {
+                *c = base(V3);
+                set(&mut c.doc, "amdhsa.target", s("amdgcn-amd-amdhsa--gfx90a"));
+            }),
+            ("metadata.version.mismatch", &[], |c| {
+                set(&mut c.doc, "amdhsa.version", ints(&[1, 1]))
+            }),
+            ("metadata.version.mismatch", &[], |c| {
+                *c = base(V6);
+                set(&mut c.doc, "amdhsa.version", ints(&[1, 3]));
+            }),
+            ("metadata.target.missing", &[], |c| {
+                del(&mut c.doc, "amdhsa.target")
+            }),
+            ("metadata.target.invalid", &[], |c| {
+                set(&mut c.doc, "amdhsa.target", s("gfx90a"))
+            }),
+            ("metadata.target.invalid", &[], |c| {
+                set(&mut c.doc, "amdhsa.target", s("amdgcn-amd-amdhsa--gfx9999"))
+            }),
+            ("metadata.target.invalid", &[], |c| {
+                set(
+                    &mut c.doc,
+                    "amdhsa.target",
+                    s("amdgcn-amd-amdhsa--gfx90a+xnack"),
+                )
+            }),
+            ("metadata.target.mismatch", &[], |c| {
+                set(
+                    &mut c.doc,
+                    "amdhsa.target",
+                    s("amdgcn-amd-amdhsa--gfx90a:xnack+"),
+                )
+            }),
+            ("metadata.target.mismatch", &[], |c| {
+                set(&mut c.doc, "amdhsa.target", s("amdgcn-amd-amdhsa--gfx908"))
+            }),
+            ("metadata.printf.format", &[], |c| {
+                set(
+                    &mut c.doc,
+                    "amdhsa.printf",
+                    Value::Array(vec![s("x:1:4:%d")]),
+                )
+            }),
+            ("metadata.printf.format", &[], |c| {
+                set(
+                    &mut c.doc,
+                    "amdhsa.printf",
+                    Value::Array(vec![s("1:2:4:%d")]),
+                )
+            }),
+            ("metadata.kernel.missing_key", &[], |c| {
+                del(kernel(&mut c.doc, 0), ".vgpr_count")
+            }),
+            ("metadata.kernel.missing_key", &[], |c| {
+                del(kernel(&mut c.doc, 1), ".symbol")
+            }),
+            (
+                "metadata.kernel.duplicate_name",
+                &["metadata.kernel.symbol_name"],
+                |c| set(kernel(&mut c.doc, 1), ".name", s("foo")),
+            ),
+            (
+                "metadata.kernel.duplicate_symbol",
+                &["metadata.kernel.symbol_name"],
+                |c| set(kernel(&mut c.doc, 1), ".symbol", s("foo.kd")),
+            ),
+            ("metadata.kernel.symbol_name", &[], |c| {
+                set(kernel(&mut c.doc, 1), ".symbol", s("bar"))
+            }),
+            ("metadata.kernel.kernarg_segment_align", &[], |c| {
+                set(kernel(&mut c.doc, 0), ".kernarg_segment_align", u(12))
+            }),
+            ("metadata.kernel.wavefront_size", &[], |c| {
+                set(kernel(&mut c.doc, 0), ".wavefront_size", u(32))
+            }),
+            ("metadata.kernel.wavefront_size", &[], |c| {
+                set(kernel(&mut c.doc, 1), ".wavefront_size", u(48))
+            }),
+            ("metadata.kernel.max_flat_workgroup_size", &[], |c| {
+                set(kernel(&mut c.doc, 0), ".max_flat_workgroup_size", u(2048))
+            }),
+            ("metadata.kernel.max_flat_workgroup_size", &[], |c| {
+                set(kernel(&mut c.doc, 1), ".max_flat_workgroup_size", u(0))
+            }),
+            ("metadata.kernel.reqd_workgroup_size", &[], |c| {
+                set(
+                    kernel(&mut c.doc, 0),
+                    ".reqd_workgroup_size",
+                    ints(&[64, 0, 1]),
+                )
+            }),
+            ("metadata.kernel.reqd_workgroup_size_limit", &[], |c| {
+                set(
+                    kernel(&mut c.doc, 0),
+                    ".reqd_workgroup_size",
+                    ints(&[64, 2, 1]),
+                )
+            }),
+            ("metadata.kernel.workgroup_processor_mode", &[], |c| {
+                set(kernel(&mut c.doc, 0), ".workgroup_processor_mode", u(1))
+            }),
+            ("metadata.kernel.uniform_work_group_size", &[], |c| {
+                set(kernel(&mut c.doc, 0), ".uniform_work_group_size", u(2))
+            }),
+            ("metadata.kernel.kind", &[], |c| {
+                set(kernel(&mut c.doc, 1), ".kind", s("weird"))
+            }),
+            ("metadata.arg.missing_key", &[], |c| {
+                del(arg(&mut c.doc, 0, 1), ".value_kind")
+            }),
+            ("metadata.arg.missing_key", &[], |c| {
+                del(arg(&mut c.doc, 0, 1), ".offset")
+            }),
+            ("metadata.arg.value_type", &[], |c| {
+                set(arg(&mut c.doc, 0, 1), ".value_type", s("i8"))
+            }),
+            ("metadata.arg.key_kind", &[], |c| {
+                set(arg(&mut c.doc, 0, 0), ".pointee_align", u(4))
+            }),
+            ("metadata.arg.key_kind", &[], |c| {
+                set(arg(&mut c.doc, 0, 1), ".is_pipe", Value::Bool(false))
+            }),
+            ("metadata.arg.address_space", &[], |c| {
+                set(arg(&mut c.doc, 0, 2), ".address_space", s("global"))
+            }),
+            ("metadata.arg.address_space", &[], |c| {
+                set(arg(&mut c.doc, 0, 0), ".address_space", s("local"))
+            }),
+            ("metadata.arg.kind_size", &[], |c| {
+                set(arg(&mut c.doc, 0, 0), ".size", u(4))
+            }),
+            ("metadata.arg.pointee_align", &[], |c| {
+                set(arg(&mut c.doc, 0, 2), ".pointee_align", u(3))
+            }),
+            ("metadata.arg.misaligned", &[], |c| {
+                set(arg(&mut c.doc, 0, 2), ".offset", u(10))
+            }),
+            ("metadata.arg.out_of_bounds", &[], |c| {
+                set(kernel(&mut c.doc, 0), ".kernarg_segment_size", u(200))
+            }),
+            (
+                "metadata.arg.out_of_bounds",
+                &["metadata.arg.misaligned"],
+                |c| args(&mut c.doc, 1).push(hidden("hidden_none", u64::MAX, 8)),
+            ),
+            ("metadata.arg.overlap", &[], |c| {
+                set(arg(&mut c.doc, 0, 1), ".offset", u(4))
+            }),
+            ("metadata.arg.hidden_version", &[], |c| {
+                *c = base(V4);
+                set(kernel(&mut c.doc, 0), ".kernarg_segment_size", u(96));
+                args(&mut c.doc, 0).push(hidden("hidden_block_count_x", 88, 4));
+            }),
+            ("metadata.arg.hidden_layout", &[], |c| {
+                set(arg(&mut c.doc, 0, 6 + 16), ".offset", u(160))
+            }),
+            ("metadata.arg.hidden_layout", &[], |c| {
+                *c = base(V4);
+                set(
+                    arg(&mut c.doc, 0, 6),
+                    ".value_kind",
+                    s("hidden_hostcall_buffer"),
+                );
+                set(
+                    arg(&mut c.doc, 0, 9),
+                    ".value_kind",
+                    s("hidden_global_offset_x"),
+                );
+            }),
+        ]
+    }
+
+    #[test]
+    fn each_mutation_breaks_its_rule() {
+        for cov in [CodeObjectVersion::V5, CodeObjectVersion::V6] {
+            for (i, (id, also, f)) in mutations().into_iter().enumerate() {
+                let mut c = base(cov);
+                f(&mut c);
+                let (sink, _) = run(&c);
+                let got = reported(&sink);
+                let want: BTreeSet<&str> =
+                    std::iter::once(id).chain(also.iter().copied()).collect();
+                assert_eq!(
+                    got, want,
+                    "mutation {i} ({id}) at {cov}: {:#?}",
+                    sink.violations
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn every_rule_has_a_mutation() {
+        let covered: BTreeSet<&str> = mutations().iter().map(|(id, _, _)| *id).collect();
+        for r in RULES {
+            assert!(covered.contains(r.id), "rule {} has no mutation test", r.id);
+        }
+        let declared: BTreeSet<&str> = RULES.iter().map(|r| r.id).collect();
+        for id in &covered {
+            assert!(declared.contains(id), "mutation for undeclared rule {id}");
+        }
+    }
+
+    #[test]
+    fn kernel_context_is_set() {
+        let mut c = base(CodeObjectVersion::V5);
+        set(kernel(&mut c.doc, 1), ".wavefront_size", u(48));
+        set(&mut c.doc, "amdhsa.version", ints(&[1, 0]));
+        let (sink, _) = run(&c);
+        let w = sink
+            .violations
+            .iter()
+            .find(|v| v.rule == &WAVEFRONT_SIZE)
+            .unwrap();
+        assert_eq!(w.kernel.as_deref(), Some("bar"));
+        let v = sink
+            .violations
+            .iter()
+            .find(|v| v.rule == &VERSION_MISMATCH)
+            .unwrap();
+        assert_eq!(v.kernel, None);
+    }
+
+    #[test]
+    fn offsets_point_at_the_offending_value() {
+        let mut c = base(CodeObjectVersion::V5);
+        set(kernel(&mut c.doc, 0), ".sgpr_count", Value::Bool(true));
+        let bytes = msgpack::encode(&c.doc);
+        let key = b"\xab.sgpr_count";
+        let at = bytes.windows(key.len()).position(|w| w == key).unwrap() + key.len();
+        assert_eq!(bytes[at], 0xc3);
+        let (sink, _) = run(&c);
+        let v = sink
+            .violations
+            .iter()
+            .find(|v| v.rule == &VALUE_TYPE)
+            .unwrap();
+        assert_eq!(v.offset, Some(DESC_OFFSET + at as u64));
+
+        c.raw = Some(bytes[..10].to_vec());
+        let (sink, md) = run(&c);
+        assert!(md.is_none());
+        // The string at offset 1 is cut short: its payload starts at 2.
+        assert_eq!(sink.violations[0].offset, Some(DESC_OFFSET + 2));
+    }
+
+    #[test]
+    fn severities_follow_the_policy() {
+        // Anything LLVM's strict reader or verifier rejects is an error.
+        for r in [
+            &DECODE,
+            &EXT_TYPE,
+            &DUPLICATE_KEY,
+            &ROOT_NOT_MAP,
+            &MISSING_KEY,
+            &VALUE_TYPE,
+            &VALUE_ENUM,
+        ] {
+            assert_eq!(r.severity, Severity::Error, "{}", r.id);
+        }
+        for r in [&KEY_UNKNOWN, &KEY_VENDOR, &ARG_VALUE_TYPE, &ARG_KEY_KIND] {
+            assert_eq!(r.severity, Severity::Info, "{}", r.id);
+        }
+    }
+
+    #[test]
+    fn value_kinds_round_trip() {
+        assert_eq!(ValueKind::ALL.len(), VALUE_KIND_NAMES.len());
+        for (k, name) in ValueKind::ALL.iter().zip(VALUE_KIND_NAMES) {
+            assert_eq!(k.as_str(), *name);
+            assert_eq!(ValueKind::parse(name), Some(*k));
+        }
+        let v5: Vec<_> = ValueKind::ALL.iter().filter(|k| k.since_v5()).collect();
+        assert_eq!(v5.len(), 15);
+        assert!(v5.iter().all(|k| k.is_hidden()));
+        // Every hidden kind except hidden_none has a V5 slot; slots do not overlap.
+        let mut slots: Vec<(u64, u64)> = ValueKind::ALL
+            .iter()
+            .filter(|k| k.is_hidden() && **k != ValueKind::HiddenNone)
+            .map(|k| k.hidden_slot(CodeObjectVersion::V5).unwrap())
+            .collect();
+        slots.sort();
+        assert!(
+            slots.windows(2).all(|w| w[0].0 + w[0].1 <= w[1].0),
+            "{slots:?}"
+        );
+        assert!(slots.iter().all(|(o, s)| o + s <= 256 && o % s == 0));
+    }
+
+    #[test]
+    fn yaml_scalars() {
+        assert_eq!(parse_yaml_uint("40"), Some(40));
+        assert_eq!(parse_yaml_uint("0x28"), Some(40));
+        assert_eq!(parse_yaml_uint("0b101"), Some(5));
+        assert_eq!(parse_yaml_uint("050"), Some(40));
+        assert_eq!(parse_yaml_uint("0o50"), Some(40));
+        assert_eq!(parse_yaml_uint("0"), Some(0));
+        assert_eq!(parse_yaml_uint("+4"), None);
+        assert_eq!(parse_yaml_uint("08"), None);
+        assert_eq!(parse_yaml_uint("0x"), None);
+        assert_eq!(parse_yaml_uint(""), None);
+        assert_eq!(parse_yaml_bool("Yes"), Some(true));
+        assert_eq!(parse_yaml_bool("OFF"), Some(false));
+        assert_eq!(parse_yaml_bool("1"), None);
+        assert!(printf_ok("1:0:"));
+        assert!(printf_ok("3:2:4:8:a:b"));
+        assert!(!printf_ok("1:1:4"));
+        assert!(!printf_ok("1"));
+        assert!(!printf_ok("1:4294967295:4"));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn check_never_panics(bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..400)) {
+            let ctx = Context { cov: CodeObjectVersion::V5, target_id: None };
+            let mut sink = Sink::new();
+            let _ = check(&bytes, u64::MAX - 3, &ctx, &mut sink);
+        }
+
+        #[test]
+        fn mutated_baselines_never_panic(cut in 0usize..4000, flip in proptest::prelude::any::<u8>()) {
+            let c = base(CodeObjectVersion::V5);
+            let mut bytes = msgpack::encode(&c.doc);
+            let n = bytes.len();
+            bytes[cut % n] ^= flip;
+            let mut sink = Sink::new();
+            let _ = check(&bytes, 0, &c.ctx, &mut sink);
+        }
+    }
+}

@@ -1,1 +1,842 @@
-//! Module msgpack: being written in this change.
+//! A small MessagePack decoder and encoder, enough for code object
+//! metadata (`NT_AMDGPU_METADATA`).
+//!
+//! The decoder takes untrusted bytes: it never panics, limits nesting to
+//! [`MAX_DEPTH`], and never reserves room for more elements than the
+//! remaining input could hold (every element takes at least one byte), so a
+//! header claiming 2^32 elements costs nothing until the bytes are there.
+//!
+//! The model keeps what the wire format says: signed and unsigned integer
+//! formats stay apart ([`Value::Int`] vs [`Value::UInt`]), 32- and 64-bit
+//! floats stay apart, strings are bytes (not necessarily UTF-8), and maps
+//! keep their entries in order, duplicates included, so a checker can see
+//! exactly what a producer wrote.
+//!
+//! The encoder picks the smallest form for each value, as LLVM's
+//! `msgpack::Writer` does (`llvm/lib/BinaryFormat/MsgPackWriter.cpp`): it
+//! writes non-negative integers in the unsigned formats, `str8` for strings
+//! of 32..=255 bytes, fixext forms for ext payloads of 1, 2, 4, 8 and 16
+//! bytes. Because non-negative integers from LLVM decode as
+//! [`Value::UInt`], `encode(decode(b))` gives back `b` byte for byte for
+//! anything LLVM writes. A non-negative [`Value::Int`] is encoded in the
+//! smallest *signed* format so that it decodes as `Int` again.
+
+use std::fmt;
+
+/// Deepest nesting of arrays and maps [`decode`] accepts. Metadata nests
+/// five levels (root map, kernel list, kernel map, argument list, argument
+/// map); the limit only keeps recursion bounded on hostile input.
+pub const MAX_DEPTH: usize = 64;
+
+/// One MessagePack value.
+#[derive(Debug, Clone)]
+pub enum Value {
+    /// `nil` (0xc0).
+    Nil,
+    /// `false` / `true` (0xc2 / 0xc3).
+    Bool(bool),
+    /// A signed format: negative fixint, int8, int16, int32 or int64.
+    Int(i64),
+    /// An unsigned format: positive fixint, uint8, uint16, uint32 or uint64.
+    UInt(u64),
+    /// float32.
+    F32(f32),
+    /// float64.
+    F64(f64),
+    /// A string (fixstr, str8/16/32); the bytes need not be UTF-8.
+    Str(Vec<u8>),
+    /// Binary data (bin8/16/32).
+    Bin(Vec<u8>),
+    /// An array.
+    Array(Vec<Value>),
+    /// A map, entries in wire order, duplicate keys kept.
+    Map(Vec<(Value, Value)>),
+    /// An extension value: type tag and payload.
+    Ext(i8, Vec<u8>),
+}
+
+/// Values compare by wire meaning; floats compare by bit pattern, so a NaN
+/// equals itself and `decode(encode(v)) == v` holds for every `v`.
+impl PartialEq for Value {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Value::Nil, Value::Nil) => true,
+            (Value::Bool(a), Value::Bool(b)) => a == b,
+            (Value::Int(a), Value::Int(b)) => a == b,
+            (Value::UInt(a), Value::UInt(b)) => a == b,
+            (Value::F32(a), Value::F32(b)) => a.to_bits() == b.to_bits(),
+            (Value::F64(a), Value::F64(b)) => a.to_bits() == b.to_bits(),
+            (Value::Str(a), Value::Str(b)) => a == b,
+            (Value::Bin(a), Value::Bin(b)) => a == b,
+            (Value::Array(a), Value::Array(b)) => a == b,
+            (Value::Map(a), Value::Map(b)) => a == b,
+            (Value::Ext(ta, a), Value::Ext(tb, b)) => ta == tb && a == b,
+            _ => false,
+        }
+    }
+}
+impl Eq for Value {}
+
+impl Value {
+    /// A string value from text.
+    pub fn str(s: &str) -> Value {
+        Value::Str(s.as_bytes().to_vec())
+    }
+
+    /// The string bytes, if this is a string.
+    pub fn as_str_bytes(&self) -> Option<&[u8]> {
+        match self {
+            Value::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The string as UTF-8 text, if this is a string holding valid UTF-8.
+    pub fn as_str(&self) -> Option<&str> {
+        self.as_str_bytes()
+            .and_then(|b| std::str::from_utf8(b).ok())
+    }
+
+    /// The value as an unsigned integer, if it is an integer of either
+    /// signedness holding a non-negative value.
+    pub fn as_u64(&self) -> Option<u64> {
+        match *self {
+            Value::UInt(u) => Some(u),
+            Value::Int(i) => u64::try_from(i).ok(),
+            _ => None,
+        }
+    }
+
+    /// The elements, if this is an array.
+    pub fn as_array(&self) -> Option<&[Value]> {
+        match self {
+            Value::Array(a) => Some(a),
+            _ => None,
+        }
+    }
+
+    /// The entries, if this is a map.
+    pub fn as_map(&self) -> Option<&[(Value, Value)]> {
+        match self {
+            Value::Map(m) => Some(m),
+            _ => None,
+        }
+    }
+
+    /// The value of the first entry whose key is the string `key`, if this
+    /// is a map.
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        self.as_map()?
+            .iter()
+            .find(|(k, _)| k.as_str_bytes() == Some(key.as_bytes()))
+            .map(|(_, v)| v)
+    }
+
+    /// A short name of the value's kind, for messages.
+    pub fn kind_name(&self) -> &'static str {
+        match self {
+            Value::Nil => "nil",
+            Value::Bool(_) => "boolean",
+            Value::Int(_) => "signed integer",
+            Value::UInt(_) => "unsigned integer",
+            Value::F32(_) => "float32",
+            Value::F64(_) => "float64",
+            Value::Str(_) => "string",
+            Value::Bin(_) => "binary",
+            Value::Array(_) => "array",
+            Value::Map(_) => "map",
+            Value::Ext(..) => "extension",
+        }
+    }
+}
+
+/// Where each value of a decoded tree starts, mirroring the tree's shape:
+/// for an array, one child per element; for a map, two children per entry
+/// (key, then value).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Span {
+    /// Byte offset of the value's first (format) byte in the input.
+    pub offset: usize,
+    /// Spans of the elements (arrays) or of keys and values interleaved
+    /// (maps); empty for scalars.
+    pub children: Vec<Span>,
+}
+
+impl Span {
+    /// Span of array element `i`.
+    pub fn element(&self, i: usize) -> Option<&Span> {
+        self.children.get(i)
+    }
+
+    /// Span of the key of map entry `i`.
+    pub fn key(&self, i: usize) -> Option<&Span> {
+        self.children.get(i.checked_mul(2)?)
+    }
+
+    /// Span of the value of map entry `i`.
+    pub fn value(&self, i: usize) -> Option<&Span> {
+        self.children.get(i.checked_mul(2)?.checked_add(1)?)
+    }
+}
+
+/// What went wrong while decoding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DecodeErrorKind {
+    /// The input ended inside a value.
+    Truncated,
+    /// The byte 0xc1, which MessagePack never uses.
+    InvalidByte(u8),
+    /// Arrays and maps nest deeper than [`MAX_DEPTH`].
+    TooDeep,
+}
+
+/// A decoding failure and the offset of the value where it happened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DecodeError {
+    /// Offset of the byte at which decoding could not go on.
+    pub offset: usize,
+    /// What went wrong.
+    pub kind: DecodeErrorKind,
+}
+
+impl fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.kind {
+            DecodeErrorKind::Truncated => {
+                write!(f, "input ends inside a value at offset {}", self.offset)
+            }
+            DecodeErrorKind::InvalidByte(b) => {
+                write!(f, "invalid format byte {b:#04x} at offset {}", self.offset)
+            }
+            DecodeErrorKind::TooDeep => write!(
+                f,
+                "arrays and maps nest deeper than {MAX_DEPTH} levels at offset {}",
+                self.offset
+            ),
+        }
+    }
+}
+
+impl std::error::Error for DecodeError {}
+
+/// Decodes the first value in `bytes`; returns it and the number of bytes
+/// it took (the caller decides what trailing bytes mean).
+pub fn decode(bytes: &[u8]) -> Result<(Value, usize), DecodeError> {
+    let mut d = Decoder {
+        bytes,
+        pos: 0,
+        spans: false,
+    };
+    let (v, _) = d.value(0)?;
+    Ok((v, d.pos))
+}
+
+/// Like [`decode`], and also returns where every value starts.
+pub fn decode_spanned(bytes: &[u8]) -> Result<(Value, Span, usize), DecodeError> {
+    let mut d = Decoder {
+        bytes,
+        pos: 0,
+        spans: true,
+    };
+    let (v, s) = d.value(0)?;
+    Ok((v, s, d.pos))
+}
+
+struct Decoder<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+    /// Whether to build [`Span`]s (skipped by plain [`decode`]).
+    spans: bool,
+}
+
+impl Decoder<'_> {
+    fn err(&self, offset: usize, kind: DecodeErrorKind) -> DecodeError {
+        DecodeError { offset, kind }
+    }
+
+    fn remaining(&self) -> usize {
+        self.bytes.len().saturating_sub(self.pos)
+    }
+
+    fn take(&mut self, n: usize) -> Result<&[u8], DecodeError> {
+        let end = self
+            .pos
+            .checked_add(n)
+            .filter(|&e| e <= self.bytes.len())
+            .ok_or(DecodeError {
+                offset: self.pos,
+                kind: DecodeErrorKind::Truncated,
+            })?;
+        let s = self.bytes.get(self.pos..end).ok_or(DecodeError {
+            offset: self.pos,
+            kind: DecodeErrorKind::Truncated,
+        })?;
+        self.pos = end;
+        Ok(s)
+    }
+
+    fn be<const N: usize>(&mut self) -> Result<[u8; N], DecodeError> {
+        let s = self.take(N)?;
+        let mut a = [0u8; N];
+        a.copy_from_slice(s);
+        Ok(a)
+    }
+
+    fn u8(&mut self) -> Result<u8, DecodeError> {
+        Ok(self.be::<1>()?[0])
+    }
+    fn u16(&mut self) -> Result<u16, DecodeError> {
+        Ok(u16::from_be_bytes(self.be()?))
+    }
+    fn u32(&mut self) -> Result<u32, DecodeError> {
+        Ok(u32::from_be_bytes(self.be()?))
+    }
+    fn u64(&mut self) -> Result<u64, DecodeError> {
+        Ok(u64::from_be_bytes(self.be()?))
+    }
+
+    fn bytes_of(&mut self, len: usize) -> Result<Vec<u8>, DecodeError> {
+        // `take` checks the length against the input before anything is
+        // allocated.
+        Ok(self.take(len)?.to_vec())
+    }
+
+    fn ext(&mut self, len: usize) -> Result<Value, DecodeError> {
+        let tag = self.u8()? as i8;
+        Ok(Value::Ext(tag, self.bytes_of(len)?))
+    }
+
+    fn value(&mut self, depth: usize) -> Result<(Value, Span), DecodeError> {
+        let start = self.pos;
+        let b = self.u8()?;
+        let leaf = |v: Value| -> Result<(Value, Span), DecodeError> {
+            Ok((
+                v,
+                Span {
+                    offset: start,
+                    children: Vec::new(),
+                },
+            ))
+        };
+        match b {
+            0x00..=0x7f => leaf(Value::UInt(u64::from(b))),
+            0x80..=0x8f => self.map(usize::from(b & 0x0f), start, depth),
+            0x90..=0x9f => self.array(usize::from(b & 0x0f), start, depth),
+            0xa0..=0xbf => {
+                let s = self.bytes_of(usize::from(b & 0x1f))?;
+                leaf(Value::Str(s))
+            }
+            0xc0 => leaf(Value::Nil),
+            0xc1 => Err(self.err(start, DecodeErrorKind::InvalidByte(b))),
+            0xc2 => leaf(Value::Bool(false)),
+            0xc3 => leaf(Value::Bool(true)),
+            0xc4 => {
+                let n = usize::from(self.u8()?);
+                leaf(Value::Bin(self.bytes_of(n)?))
+            }
+            0xc5 => {
+                let n = usize::from(self.u16()?);
+                leaf(Value::Bin(self.bytes_of(n)?))
+            }
+            0xc6 => {
+                let n = self.len32()?;
+                leaf(Value::Bin(self.bytes_of(n)?))
+            }
+            0xc7 => {
+                let n = usize::from(self.u8()?);
+                leaf(self.ext(n)?)
+            }
+            0xc8 => {
+                let n = usize::from(self.u16()?);
+                leaf(self.ext(n)?)
+            }
+            0xc9 => {
+                let n = self.len32()?;
+                leaf(self.ext(n)?)
+            }
+            0xca => leaf(Value::F32(f32::from_bits(self.u32()?))),
+            0xcb => leaf(Value::F64(f64::from_bits(self.u64()?))),
+            0xcc => leaf(Value::UInt(u64::from(self.u8()?))),
+            0xcd => leaf(Value::UInt(u64::from(self.u16()?))),
+            0xce => leaf(Value::UInt(u64::from(self.u32()?))),
+            0xcf => leaf(Value::UInt(self.u64()?)),
+            0xd0 => leaf(Value::Int(i64::from(self.u8()? as i8))),
+            0xd1 => leaf(Value::Int(i64::from(self.u16()? as i16))),
+            0xd2 => leaf(Value::Int(i64::from(self.u32()? as i32))),
+            0xd3 => leaf(Value::Int(self.u64()? as i64)),
+            0xd4 => leaf(self.ext(1)?),
+            0xd5 => leaf(self.ext(2)?),
+            0xd6 => leaf(self.ext(4)?),
+            0xd7 => leaf(self.ext(8)?),
+            0xd8 => leaf(self.ext(16)?),
+            0xd9 => {
+                let n = usize::from(self.u8()?);
+                leaf(Value::Str(self.bytes_of(n)?))
+            }
+            0xda => {
+                let n = usize::from(self.u16()?);
+                leaf(Value::Str(self.bytes_of(n)?))
+            }
+            0xdb => {
+                let n = self.len32()?;
+                leaf(Value::Str(self.bytes_of(n)?))
+            }
+            0xdc => {
+                let n = usize::from(self.u16()?);
+                self.array(n, start, depth)
+            }
+            0xdd => {
+                let n = self.len32()?;
+                self.array(n, start, depth)
+            }
+            0xde => {
+                let n = usize::from(self.u16()?);
+                self.map(n, start, depth)
+            }
+            0xdf => {
+                let n = self.len32()?;
+                self.map(n, start, depth)
+            }
+            0xe0..=0xff => leaf(Value::Int(i64::from(b as i8))),
+        }
+    }
+
+    fn len32(&mut self) -> Result<usize, DecodeError> {
+        // On a 32-bit host a length that does not fit usize cannot fit the
+        // input either.
+        let at = self.pos;
+        usize::try_from(self.u32()?).map_err(|_| self.err(at, DecodeErrorKind::Truncated))
+    }
+
+    fn enter(&self, depth: usize, start: usize) -> Result<usize, DecodeError> {
+        if depth >= MAX_DEPTH {
+            return Err(self.err(start, DecodeErrorKind::TooDeep));
+        }
+        Ok(depth + 1)
+    }
+
+    fn array(
+        &mut self,
+        n: usize,
+        start: usize,
+        depth: usize,
+    ) -> Result<(Value, Span), DecodeError> {
+        let depth = self.enter(depth, start)?;
+        // Each element takes at least one byte.
+        let cap = n.min(self.remaining());
+        let mut items = Vec::with_capacity(cap);
+        let mut spans = Vec::with_capacity(if self.spans { cap } else { 0 });
+        for _ in 0..n {
+            let (v, s) = self.value(depth)?;
+            items.push(v);
+            if self.spans {
+                spans.push(s);
+            }
+        }
+        Ok((
+            Value::Array(items),
+            Span {
+                offset: start,
+                children: spans,
+            },
+        ))
+    }
+
+    fn map(&mut self, n: usize, start: usize, depth: usize) -> Result<(Value, Span), DecodeError> {
+        let depth = self.enter(depth, start)?;
+        // Each entry takes at least two bytes.
+        let cap = n.min(self.remaining() / 2);
+        let mut entries = Vec::with_capacity(cap);
+        let mut spans = Vec::with_capacity(if self.spans { cap.saturating_mul(2) } else { 0 });
+        for _ in 0..n {
+            let (k, ks) = self.value(depth)?;
+            let (v, vs) = self.value(depth)?;
+            entries.push((k, v));
+            if self.spans {
+                spans.push(ks);
+                spans.push(vs);
+            }
+        }
+        Ok((
+            Value::Map(entries),
+            Span {
+                offset: start,
+                children: spans,
+            },
+        ))
+    }
+}
+
+/// Encodes `v` in the smallest form for each value (see the module docs).
+///
+/// Lengths above `u32::MAX` cannot be expressed in MessagePack; such a
+/// string, array or map is written with its length truncated to 32 bits
+/// (no real input can produce one: the decoder only builds what fits in
+/// the bytes it was given).
+pub fn encode(v: &Value) -> Vec<u8> {
+    let mut out = Vec::new();
+    encode_into(v, &mut out);
+    out
+}
+
+/// Appends the encoding of `v` to `out`.
+pub fn encode_into(v: &Value, out: &mut Vec<u8>) {
+    match v {
+        Value::Nil => out.push(0xc0),
+        Value::Bool(b) => out.push(if *b { 0xc3 } else { 0xc2 }),
+        Value::UInt(u) => put_uint(*u, out),
+        Value::Int(i) => put_int(*i, out),
+        Value::F32(f) => {
+            out.push(0xca);
+            out.extend_from_slice(&f.to_bits().to_be_bytes());
+        }
+        Value::F64(f) => {
+            out.push(0xcb);
+            out.extend_from_slice(&f.to_bits().to_be_bytes());
+        }
+        Value::Str(s) => {
+            let n = s.len();
+            if n <= 31 {
+                out.push(0xa0 | n as u8);
+            } else {
+                put_len(n, [None, Some(0xd9), Some(0xda), Some(0xdb)], out);
+            }
+            out.extend_from_slice(s);
+        }
+        Value::Bin(b) => {
+            put_len(b.len(), [None, Some(0xc4), Some(0xc5), Some(0xc6)], out);
+            out.extend_from_slice(b);
+        }
+        Value::Array(a) => {
+            if a.len() <= 15 {
+                out.push(0x90 | a.len() as u8);
+            } else {
+                put_len(a.len(), [None, None, Some(0xdc), Some(0xdd)], out);
+            }
+            for e in a {
+                encode_into(e, out);
+            }
+        }
+        Value::Map(m) => {
+            if m.len() <= 15 {
+                out.push(0x80 | m.len() as u8);
+            } else {
+                put_len(m.len(), [None, None, Some(0xde), Some(0xdf)], out);
+            }
+            for (k, e) in m {
+                encode_into(k, out);
+                encode_into(e, out);
+            }
+        }
+        Value::Ext(tag, data) => {
+            match data.len() {
+                1 => out.push(0xd4),
+                2 => out.push(0xd5),
+                4 => out.push(0xd6),
+                8 => out.push(0xd7),
+                16 => out.push(0xd8),
+                n => put_len(n, [None, Some(0xc7), Some(0xc8), Some(0xc9)], out),
+            }
+            out.push(*tag as u8);
+            out.extend_from_slice(data);
+        }
+    }
+}
+
+/// Writes a length header using the first format (8-, 16- or 32-bit
+/// length; index 1, 2, 3 of `formats`) that exists and holds `n`.
+fn put_len(n: usize, formats: [Option<u8>; 4], out: &mut Vec<u8>) {
+    if let (Some(f), Ok(b)) = (formats[1], u8::try_from(n)) {
+        out.push(f);
+        out.push(b);
+    } else if let (Some(f), Ok(h)) = (formats[2], u16::try_from(n)) {
+        out.push(f);
+        out.extend_from_slice(&h.to_be_bytes());
+    } else if let Some(f) = formats[3] {
+        out.push(f);
+        out.extend_from_slice(&(n as u32).to_be_bytes());
+    }
+}
+
+fn put_uint(u: u64, out: &mut Vec<u8>) {
+    if u <= 0x7f {
+        out.push(u as u8);
+    } else if let Ok(b) = u8::try_from(u) {
+        out.extend_from_slice(&[0xcc, b]);
+    } else if let Ok(h) = u16::try_from(u) {
+        out.push(0xcd);
+        out.extend_from_slice(&h.to_be_bytes());
+    } else if let Ok(w) = u32::try_from(u) {
+        out.push(0xce);
+        out.extend_from_slice(&w.to_be_bytes());
+    } else {
+        out.push(0xcf);
+        out.extend_from_slice(&u.to_be_bytes());
+    }
+}
+
+fn put_int(i: i64, out: &mut Vec<u8>) {
+    if (-32..0).contains(&i) {
+        out.push(i as i8 as u8);
+    } else if let Ok(b) = i8::try_from(i) {
+        out.extend_from_slice(&[0xd0, b as u8]);
+    } else if let Ok(h) = i16::try_from(i) {
+        out.push(0xd1);
+        out.extend_from_slice(&h.to_be_bytes());
+    } else if let Ok(w) = i32::try_from(i) {
+        out.push(0xd2);
+        out.extend_from_slice(&w.to_be_bytes());
+    } else {
+        out.push(0xd3);
+        out.extend_from_slice(&i.to_be_bytes());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn enc(v: Value) -> Vec<u8> {
+        encode(&v)
+    }
+
+    #[test]
+    fn smallest_forms() {
+        assert_eq!(enc(Value::UInt(0)), [0x00]);
+        assert_eq!(enc(Value::UInt(127)), [0x7f]);
+        assert_eq!(enc(Value::UInt(128)), [0xcc, 0x80]);
+        assert_eq!(enc(Value::UInt(255)), [0xcc, 0xff]);
+        assert_eq!(enc(Value::UInt(256)), [0xcd, 0x01, 0x00]);
+        assert_eq!(enc(Value::UInt(65536)), [0xce, 0, 1, 0, 0]);
+        assert_eq!(enc(Value::UInt(1 << 32)), [0xcf, 0, 0, 0, 1, 0, 0, 0, 0]);
+        assert_eq!(enc(Value::Int(-1)), [0xff]);
+        assert_eq!(enc(Value::Int(-32)), [0xe0]);
+        assert_eq!(enc(Value::Int(-33)), [0xd0, 0xdf]);
+        assert_eq!(enc(Value::Int(5)), [0xd0, 0x05]);
+        assert_eq!(enc(Value::Int(-129)), [0xd1, 0xff, 0x7f]);
+        assert_eq!(enc(Value::Int(i64::MIN)), [0xd3, 0x80, 0, 0, 0, 0, 0, 0, 0]);
+        assert_eq!(enc(Value::str("")), [0xa0]);
+        assert_eq!(enc(Value::Str(vec![b'a'; 31]))[0], 0xbf);
+        assert_eq!(enc(Value::Str(vec![b'a'; 32]))[..2], [0xd9, 32]);
+        assert_eq!(enc(Value::Str(vec![b'a'; 256]))[..3], [0xda, 1, 0]);
+        assert_eq!(enc(Value::Bin(vec![])), [0xc4, 0]);
+        assert_eq!(enc(Value::Array(vec![Value::Nil; 15]))[0], 0x9f);
+        assert_eq!(enc(Value::Array(vec![Value::Nil; 16]))[..3], [0xdc, 0, 16]);
+        assert_eq!(
+            enc(Value::Map(vec![(Value::Nil, Value::Nil); 16]))[..3],
+            [0xde, 0, 16]
+        );
+        assert_eq!(enc(Value::Ext(-1, vec![0; 4]))[..2], [0xd6, 0xff]);
+        assert_eq!(enc(Value::Ext(3, vec![0; 3]))[..3], [0xc7, 3, 3]);
+        assert_eq!(enc(Value::F32(1.5)), [0xca, 0x3f, 0xc0, 0, 0]);
+        assert_eq!(enc(Value::Bool(true)), [0xc3]);
+    }
+
+    #[test]
+    fn decodes_every_format() {
+        let cases: &[(&[u8], Value)] = &[
+            (&[0xc0], Value::Nil),
+            (&[0xc2], Value::Bool(false)),
+            (&[0x05], Value::UInt(5)),
+            (&[0xcc, 0x05], Value::UInt(5)),
+            (&[0xcd, 0, 5], Value::UInt(5)),
+            (&[0xce, 0, 0, 0, 5], Value::UInt(5)),
+            (&[0xcf, 0, 0, 0, 0, 0, 0, 0, 5], Value::UInt(5)),
+            (&[0xd0, 0xfb], Value::Int(-5)),
+            (&[0xd1, 0xff, 0xfb], Value::Int(-5)),
+            (&[0xd2, 0xff, 0xff, 0xff, 0xfb], Value::Int(-5)),
+            (
+                &[0xd3, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xfb],
+                Value::Int(-5),
+            ),
+            (&[0xfb], Value::Int(-5)),
+            (&[0xcb, 0x3f, 0xf8, 0, 0, 0, 0, 0, 0], Value::F64(1.5)),
+            (&[0xa2, b'h', b'i'], Value::Str(b"hi".to_vec())),
+            (&[0xd9, 2, b'h', b'i'], Value::Str(b"hi".to_vec())),
+            (&[0xda, 0, 2, b'h', b'i'], Value::Str(b"hi".to_vec())),
+            (&[0xdb, 0, 0, 0, 2, b'h', b'i'], Value::Str(b"hi".to_vec())),
+            (&[0xc5, 0, 1, 7], Value::Bin(vec![7])),
+            (&[0xc6, 0, 0, 0, 1, 7], Value::Bin(vec![7])),
+            (&[0xc8, 0, 1, 9, 7], Value::Ext(9, vec![7])),
+            (&[0xc9, 0, 0, 0, 1, 9, 7], Value::Ext(9, vec![7])),
+            (&[0xd4, 9, 7], Value::Ext(9, vec![7])),
+            (&[0xd5, 9, 7, 7], Value::Ext(9, vec![7, 7])),
+            (
+                &[0xd7, 9, 0, 0, 0, 0, 0, 0, 0, 0],
+                Value::Ext(9, vec![0; 8]),
+            ),
+            (&[0xdc, 0, 1, 0xc0], Value::Array(vec![Value::Nil])),
+            (&[0xdd, 0, 0, 0, 1, 0xc0], Value::Array(vec![Value::Nil])),
+            (
+                &[0xdf, 0, 0, 0, 1, 0x01, 0xc0],
+                Value::Map(vec![(Value::UInt(1), Value::Nil)]),
+            ),
+            (
+                &[0x82, 0x01, 0xc0, 0x01, 0xc3],
+                Value::Map(vec![
+                    (Value::UInt(1), Value::Nil),
+                    (Value::UInt(1), Value::Bool(true)),
+                ]),
+            ),
+        ];
+        for (bytes, want) in cases {
+            assert_eq!(
+                decode(bytes),
+                Ok((want.clone(), bytes.len())),
+                "{bytes:02x?}"
+            );
+        }
+    }
+
+    #[test]
+    fn errors_carry_offsets() {
+        assert_eq!(
+            decode(&[0x92, 0x01, 0xc1]),
+            Err(DecodeError {
+                offset: 2,
+                kind: DecodeErrorKind::InvalidByte(0xc1)
+            })
+        );
+        assert_eq!(
+            decode(&[0x92, 0x01]),
+            Err(DecodeError {
+                offset: 2,
+                kind: DecodeErrorKind::Truncated
+            })
+        );
+        assert_eq!(
+            decode(&[0xa3, b'a']),
+            Err(DecodeError {
+                offset: 1,
+                kind: DecodeErrorKind::Truncated
+            })
+        );
+        assert_eq!(
+            decode(&[]),
+            Err(DecodeError {
+                offset: 0,
+                kind: DecodeErrorKind::Truncated
+            })
+        );
+        let deep = vec![0x91u8; MAX_DEPTH + 1];
+        assert_eq!(
+            decode(&deep),
+            Err(DecodeError {
+                offset: MAX_DEPTH,
+                kind: DecodeErrorKind::TooDeep
+            })
+        );
+        let mut ok = vec![0x91u8; MAX_DEPTH - 1];
+        ok.push(0x90);
+        assert_eq!(decode(&ok).map(|(_, n)| n), Ok(MAX_DEPTH));
+    }
+
+    #[test]
+    fn huge_claimed_lengths_do_not_allocate() {
+        // Would need 4 GiB of elements; must fail fast with Truncated.
+        for bytes in [
+            &[0xdd, 0xff, 0xff, 0xff, 0xff, 0xc0][..],
+            &[0xdf, 0xff, 0xff, 0xff, 0xff, 0xc0, 0xc0][..],
+            &[0xdb, 0xff, 0xff, 0xff, 0xff, b'a'][..],
+            &[0xc6, 0xff, 0xff, 0xff, 0xff][..],
+            &[0xc9, 0xff, 0xff, 0xff, 0xff, 1][..],
+        ] {
+            assert_eq!(
+                decode(bytes).map_err(|e| e.kind),
+                Err(DecodeErrorKind::Truncated)
+            );
+        }
+    }
+
+    #[test]
+    fn trailing_bytes_are_left_to_the_caller() {
+        assert_eq!(decode(&[0x01, 0x02]), Ok((Value::UInt(1), 1)));
+    }
+
+    #[test]
+    fn spans_point_at_values() {
+        // {"a": [1, 300]}
+        let bytes = [0x81, 0xa1, b'a', 0x92, 0x01, 0xcd, 0x01, 0x2c];
+        let (v, s, n) = decode_spanned(&bytes).unwrap();
+        assert_eq!(n, bytes.len());
+        assert_eq!(
+            v.get("a"),
+            Some(&Value::Array(vec![Value::UInt(1), Value::UInt(300)]))
+        );
+        assert_eq!(s.offset, 0);
+        assert_eq!(s.key(0).map(|k| k.offset), Some(1));
+        let arr = s.value(0).unwrap();
+        assert_eq!(arr.offset, 3);
+        assert_eq!(arr.element(0).map(|e| e.offset), Some(4));
+        assert_eq!(arr.element(1).map(|e| e.offset), Some(5));
+        assert_eq!(arr.element(2), None);
+    }
+
+    #[test]
+    fn nan_round_trips() {
+        let v = Value::F64(f64::from_bits(0x7ff8_0000_0000_0001));
+        assert_eq!(decode(&encode(&v)), Ok((v.clone(), 9)));
+    }
+
+    fn arb_value() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Nil),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(Value::Int),
+            (-200i64..200).prop_map(Value::Int),
+            any::<u64>().prop_map(Value::UInt),
+            (0u64..70000).prop_map(Value::UInt),
+            any::<u32>().prop_map(|b| Value::F32(f32::from_bits(b))),
+            any::<u64>().prop_map(|b| Value::F64(f64::from_bits(b))),
+            proptest::collection::vec(any::<u8>(), 0..300).prop_map(Value::Str),
+            proptest::collection::vec(any::<u8>(), 0..300).prop_map(Value::Bin),
+            (any::<i8>(), proptest::collection::vec(any::<u8>(), 0..20))
+                .prop_map(|(t, d)| Value::Ext(t, d)),
+        ];
+        leaf.prop_recursive(4, 64, 20, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..20).prop_map(Value::Array),
+                proptest::collection::vec((inner.clone(), inner), 0..20).prop_map(Value::Map),
+            ]
+        })
+    }
+
+    proptest! {
+        #[test]
+        fn encode_decode_round_trip(v in arb_value()) {
+            let bytes = encode(&v);
+            let (back, used) = decode(&bytes).unwrap();
+            prop_assert_eq!(used, bytes.len());
+            prop_assert_eq!(&back, &v);
+            // Canonical: re-encoding the decoded value gives the same bytes.
+            prop_assert_eq!(encode(&back), bytes.clone());
+            // The spanned decoder agrees with the plain one.
+            let (back2, span, used2) = decode_spanned(&bytes).unwrap();
+            prop_assert_eq!(back2, v);
+            prop_assert_eq!(used2, used);
+            prop_assert_eq!(span.offset, 0);
+        }
+
+        #[test]
+        fn decode_random_bytes_never_panics(bytes in proptest::collection::vec(any::<u8>(), 0..512)) {
+            match decode(&bytes) {
+                Ok((v, used)) => {
+                    prop_assert!(used <= bytes.len());
+                    prop_assert!(used > 0);
+                    // Whatever decodes re-decodes the same from its encoding.
+                    prop_assert_eq!(decode(&encode(&v)).map(|(x, _)| x), Ok(v));
+                }
+                Err(e) => prop_assert!(e.offset <= bytes.len()),
+            }
+            let _ = decode_spanned(&bytes);
+        }
+
+        #[test]
+        fn truncation_is_an_error(v in arb_value(), cut in any::<prop::sample::Index>()) {
+            let bytes = encode(&v);
+            let n = cut.index(bytes.len());
+            prop_assert_eq!(decode(&bytes[..n]).map_err(|e| e.kind), Err(DecodeErrorKind::Truncated));
+        }
+    }
+}
