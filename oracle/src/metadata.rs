@@ -61,7 +61,7 @@ crate::declare_rules! {
     KEY_UNPREFIXED = (Warning, "metadata.key.unprefixed",
         "Keys added beside the defined ones should carry a vendor-name. prefix; this one has none (or is not a string).",
         "amdgpu-usage.rst: Code Object V3 Metadata (vendor-name prefix)");
-    KEY_VERSION = (Warning, "metadata.key.version",
+    KEY_VERSION = (Info, "metadata.key.version",
         "A key that only a later code object version defines (amdhsa.target from V4; .uses_dynamic_stack, .workgroup_processor_mode, .uniform_work_group_size from V5; .cluster_dims from V6).",
         "NOTES.md: Metadata; llvm/lib/Target/AMDGPU/AMDGPUHSAMetadataStreamer.cpp");
     VERSION_MISMATCH = (Error, "metadata.version.mismatch",
@@ -1423,7 +1423,9 @@ impl Checker<'_> {
         if a.address_space.is_some() && !matches!(kind, K::GlobalBuffer | K::DynamicSharedPointer) {
             misplaced.push(".address_space");
         }
-        if a.access.is_some() && !matches!(kind, K::Image | K::Pipe) {
+        // The doc allows .access only on images and pipes, but clang writes
+        // it on HIP global_buffer arguments too (docs/errata.md).
+        if a.access.is_some() && !matches!(kind, K::Image | K::Pipe | K::GlobalBuffer) {
             misplaced.push(".access");
         }
         if a.is_pipe.is_some() && kind != K::Pipe {
