@@ -1,1 +1,138 @@
-fn main() {}
+//! `hsaco-conform`: conformance checker for the AMDGPU HSA code object ABI.
+#![deny(unsafe_code)]
+#![warn(missing_docs)]
+
+mod bench;
+mod explain;
+mod input;
+mod report;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Conformance checker for AMDGPU HSA code objects (ELF kernels for AMD GPUs).
+///
+/// Checks code objects against a reference model of the ABI: the ELF
+/// header and e_flags, notes, MessagePack metadata, 64-byte kernel
+/// descriptors and the initial SGPR/VGPR state their enable bits select.
+/// Every finding names a rule from `hsaco-conform rules`.
+#[derive(Parser)]
+#[command(name = "hsaco-conform", version, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// Output format.
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+enum Format {
+    /// For people: grouped by file and kernel.
+    Text,
+    /// For scripts: one JSON document with stable field names.
+    Json,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Check code objects against the ABI and report every broken rule.
+    ///
+    /// PATH may be a code object (.hsaco, .co, .o), a clang offload bundle,
+    /// a host binary or library with a .hip_fatbin section (each embedded
+    /// code object is checked and named by its bundle entry), or a
+    /// directory, searched recursively (files that hold no code object are
+    /// skipped).
+    ///
+    /// Exit status: 0 no errors, 1 errors found, 2 could not run (missing
+    /// or unreadable input, a file that holds no code object, a malformed
+    /// bundle).
+    #[command(after_help = "Examples:\n  hsaco-conform check kernel.hsaco\n  hsaco-conform check --format json build/ > report.json\n  hsaco-conform check /usr/lib/x86_64-linux-gnu/librocsparse.so.0.1")]
+    Check {
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+        /// In text output, also list info-level findings (counted in the
+        /// summary either way; JSON always lists them).
+        #[arg(short, long)]
+        verbose: bool,
+        /// Files or directories to check.
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+    },
+    /// Show the ABI view of a code object: target, kernels, descriptor
+    /// fields by name, metadata, and the initial SGPR/VGPR layout.
+    Explain {
+        /// Only members (bundle entries) whose name contains this text.
+        #[arg(long)]
+        member: Option<String>,
+        /// The code object, bundle or host binary.
+        file: PathBuf,
+    },
+    /// List the rule catalogue: every check, its severity and its source.
+    Rules {
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+    },
+    /// Parse loaded code object URIs (file:// and memory://) and print
+    /// their parts and canonical form.
+    Uri {
+        /// URIs to parse.
+        #[arg(required = true)]
+        uris: Vec<String>,
+    },
+    /// Measure `check` throughput on real files and compare it with
+    /// `llvm-readobj --notes` over the same code objects.
+    ///
+    /// Prints MB/s and objects/s for the oracle and for llvm-readobj, and
+    /// their ratio. Not part of the test suite: run it by hand, e.g. on
+    /// /usr/lib/x86_64-linux-gnu/librocsparse.so.0.1 (Debian librocsparse0).
+    Bench {
+        /// llvm-readobj executable to compare against.
+        #[arg(long, default_value = "llvm-readobj-19")]
+        readobj: String,
+        /// Skip the llvm-readobj comparison.
+        #[arg(long)]
+        no_readobj: bool,
+        /// Times to repeat the oracle pass (the best run is reported).
+        #[arg(long, default_value_t = 3)]
+        repeat: u32,
+        /// Files to measure (same kinds as `check`).
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let code = match cli.command {
+        Command::Check { format, verbose, paths } => {
+            report::run_check(&paths, format == Format::Json, verbose)
+        }
+        Command::Explain { member, file } => explain::run(&file, member.as_deref()),
+        Command::Rules { format } => report::run_rules(format == Format::Json),
+        Command::Uri { uris } => run_uri(&uris),
+        Command::Bench { readobj, no_readobj, repeat, paths } => {
+            bench::run(&paths, (!no_readobj).then_some(readobj.as_str()), repeat.max(1))
+        }
+    };
+    ExitCode::from(code)
+}
+
+fn run_uri(uris: &[String]) -> u8 {
+    let mut code = 0;
+    for u in uris {
+        match hsaco_oracle::uri::parse(u) {
+            Ok(parsed) => {
+                println!("{u}");
+                println!("  canonical: {parsed}");
+                println!("  {parsed:?}");
+            }
+            Err(e) => {
+                eprintln!("hsaco-conform: invalid code object URI {u:?}: {e}");
+                code = 2;
+            }
+        }
+    }
+    code
+}

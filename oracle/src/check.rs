@@ -1,1 +1,166 @@
-//! Module check: being written in this change.
+//! The whole-object check: runs every layer of the model over one code
+//! object and gathers the typed view (target, kernels) with the violations.
+
+use crate::elf::Elf;
+use crate::rules::{Sink, Violation};
+use crate::targets::{CodeObjectVersion, TargetId};
+use crate::{kd, metadata, notes, sgpr, symbols};
+use serde::Serialize;
+
+/// Everything the oracle learned about one code object.
+#[derive(Debug, Serialize)]
+pub struct ObjectReport {
+    /// Target ID decoded from `e_flags` (V4+ syntax), if the mach is known.
+    pub target: Option<String>,
+    /// Code object version number (2-6), if the header names one.
+    pub code_object_version: Option<u8>,
+    /// `ET_REL` or `ET_DYN` (or the raw number for anything else).
+    pub elf_type: Option<String>,
+    /// One entry per kernel descriptor symbol.
+    pub kernels: Vec<KernelReport>,
+    /// Every violation found, in check order.
+    pub violations: Vec<Violation>,
+    /// The decoded metadata, if the object had a readable metadata note.
+    #[serde(skip)]
+    pub metadata: Option<metadata::Metadata>,
+}
+
+/// One kernel: its descriptor decoded field by field, the initial register
+/// state the hardware sets up for it, and its metadata.
+#[derive(Debug, Serialize)]
+pub struct KernelReport {
+    /// Kernel name (the descriptor symbol without `.kd`).
+    pub name: String,
+    /// File offset of the descriptor within the code object.
+    pub descriptor_offset: Option<u64>,
+    /// The raw descriptor, when it could be read.
+    #[serde(skip)]
+    pub descriptor: Option<kd::KernelDescriptor>,
+    /// Descriptor fields by name, with their meaning for the target.
+    pub fields: Vec<kd::Field>,
+    /// Initial SGPR/VGPR layout predicted from the descriptor.
+    pub initial_state: Option<sgpr::InitialState>,
+    /// The kernel's metadata entry, if the metadata names it.
+    pub metadata: Option<metadata::Kernel>,
+}
+
+impl ObjectReport {
+    /// True if any violation has error severity.
+    pub fn has_errors(&self) -> bool {
+        self.violations.iter().any(|v| v.severity == crate::Severity::Error)
+    }
+}
+
+/// Checks one code object (the bytes of one ELF file).
+pub fn check_object(data: &[u8]) -> ObjectReport {
+    let mut sink = Sink::new();
+    let mut report = ObjectReport {
+        target: None,
+        code_object_version: None,
+        elf_type: None,
+        kernels: Vec::new(),
+        violations: Vec::new(),
+        metadata: None,
+    };
+    if let Some(elf) = Elf::parse(data, &mut sink) {
+        check_parsed(&elf, &mut sink, &mut report);
+    }
+    report.violations = sink.violations;
+    report
+}
+
+fn check_parsed(elf: &Elf, sink: &mut Sink, report: &mut ObjectReport) {
+    report.elf_type = Some(match elf.header.e_type {
+        crate::elf::ET_REL => "ET_REL".to_owned(),
+        crate::elf::ET_DYN => "ET_DYN".to_owned(),
+        t => t.to_string(),
+    });
+    let Some(cov) = elf.cov else { return };
+    report.code_object_version = Some(cov.number());
+    let target_id = TargetId::from_e_flags(elf.header.flags, cov).ok();
+    report.target = target_id.map(|t| t.to_string());
+
+    let all_notes = notes::read(elf, sink);
+    let md_note = notes::check_set(&all_notes, cov, sink);
+    if cov == CodeObjectVersion::V2 {
+        // Code object V2 (amd_kernel_code_t, YAML metadata) is modelled by a
+        // later change; only the container rules apply here.
+        return;
+    }
+    let md = md_note.and_then(|n| {
+        let ctx = metadata::Context { cov, target_id };
+        metadata::check(n.desc, n.desc_offset, &ctx, sink)
+    });
+
+    let syms = symbols::read(elf, sink);
+    let kernels = symbols::kernels(elf, &syms, sink);
+    for k in &kernels {
+        let md_kernel = md
+            .as_ref()
+            .and_then(|m| m.kernels.iter().find(|mk| mk.symbol.as_deref() == Some(k.kd.name.as_str())));
+        if md.is_some() && md_kernel.is_none() {
+            sink.set_kernel(Some(&k.name));
+            sink.report(
+                &symbols::KD_NOT_IN_METADATA,
+                format!("descriptor symbol {} is not the .symbol of any metadata kernel", k.kd.name),
+            );
+        }
+        let mut kr = KernelReport {
+            name: k.name.clone(),
+            descriptor_offset: k.kd_offset,
+            descriptor: None,
+            fields: Vec::new(),
+            initial_state: None,
+            metadata: md_kernel.cloned(),
+        };
+        let bytes = k
+            .kd_offset
+            .and_then(|o| crate::elf::range(elf.data, o, 64))
+            .and_then(|b| <&[u8; 64]>::try_from(b).ok());
+        if let (Some(bytes), Some(off)) = (bytes, k.kd_offset) {
+            let desc = kd::KernelDescriptor::parse(bytes);
+            symbols::check_entry(elf, &syms, k, desc.kernel_code_entry_byte_offset, sink);
+            if let Some(t) = elf.target {
+                sink.set_kernel(Some(&k.name));
+                desc.check(t, cov, off, sink);
+                sgpr::check(&desc, t, off, sink);
+                if let Some(mk) = md_kernel {
+                    desc.check_against_metadata(&facts(mk), t, cov, off, sink);
+                }
+                kr.fields = desc.fields(t);
+                kr.initial_state = Some(sgpr::initial_state(&desc, t));
+                sink.set_kernel(None);
+            }
+            kr.descriptor = Some(desc);
+        }
+        report.kernels.push(kr);
+    }
+    if let Some(m) = &md {
+        for mk in &m.kernels {
+            let Some(sym) = mk.symbol.as_deref() else { continue };
+            if !kernels.iter().any(|k| k.kd.name == sym) {
+                sink.set_kernel(mk.name.as_deref());
+                sink.report(
+                    &symbols::METADATA_KERNEL_NO_KD,
+                    format!("metadata kernel .symbol '{sym}' is not in the symbol table"),
+                );
+            }
+        }
+        sink.set_kernel(None);
+    }
+    report.metadata = md;
+}
+
+fn facts(mk: &metadata::Kernel) -> kd::MetadataFacts {
+    kd::MetadataFacts {
+        sgpr_count: mk.sgpr_count,
+        vgpr_count: mk.vgpr_count,
+        agpr_count: mk.agpr_count,
+        wavefront_size: mk.wavefront_size,
+        group_segment_fixed_size: mk.group_segment_fixed_size,
+        private_segment_fixed_size: mk.private_segment_fixed_size,
+        kernarg_segment_size: mk.kernarg_segment_size,
+        uses_dynamic_stack: mk.uses_dynamic_stack,
+        workgroup_processor_mode: mk.workgroup_processor_mode,
+    }
+}

@@ -1,0 +1,150 @@
+//! The `bench` command: oracle throughput on real files, against
+//! `llvm-readobj --notes` over the very same code objects.
+
+use crate::input;
+use crate::report::check_members;
+use hsaco_oracle::check::check_object;
+use hsaco_oracle::container;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+struct Figures {
+    objects: usize,
+    bytes: u64,
+    time: Duration,
+}
+
+impl Figures {
+    fn print(&self, label: &str) {
+        let s = self.time.as_secs_f64().max(1e-9);
+        println!(
+            "{label:<28} {:>9.3} s  {:>10.1} MB/s  {:>10.0} objects/s",
+            s,
+            self.bytes as f64 / 1e6 / s,
+            self.objects as f64 / s
+        );
+    }
+}
+
+/// Runs the benchmark; returns the exit status.
+pub fn run(paths: &[PathBuf], readobj: Option<&str>, repeat: u32) -> u8 {
+    let (inputs, errors) = input::expand(paths);
+    if let Some(e) = errors.first() {
+        eprintln!("hsaco-conform bench: {e}");
+        return 2;
+    }
+    let mut files = Vec::new();
+    for inp in &inputs {
+        match input::map(&inp.path) {
+            Ok(b) => files.push((inp.path.clone(), b)),
+            Err(e) => {
+                eprintln!("hsaco-conform bench: {e}");
+                return 2;
+            }
+        }
+    }
+    let scans: Vec<_> = files.iter().map(|(p, b)| (p, container::scan(b))).collect();
+    let objects: usize = scans.iter().map(|(_, s)| s.members.len()).sum();
+    let bytes: u64 = scans.iter().flat_map(|(_, s)| &s.members).map(|m| m.data.len() as u64).sum();
+    if objects == 0 {
+        eprintln!("hsaco-conform bench: no code objects in the given files");
+        return 2;
+    }
+    let total_file_bytes: u64 = files.iter().map(|(_, b)| b.len() as u64).sum();
+    println!(
+        "{} file(s), {:.1} MB; {objects} code objects, {:.1} MB of code objects",
+        files.len(),
+        total_file_bytes as f64 / 1e6,
+        bytes as f64 / 1e6
+    );
+
+    // Oracle, all cores: container scan + full check, best of `repeat`.
+    let mut best = Duration::MAX;
+    let mut errors_found = 0;
+    for _ in 0..repeat {
+        let t = Instant::now();
+        let mut errs = 0;
+        for (p, b) in &files {
+            let scan = container::scan(b);
+            let entries = check_members(&p.display().to_string(), &scan.members);
+            errs += entries.iter().filter(|e| e.violations.iter().any(|v| v.severity == hsaco_oracle::Severity::Error)).count();
+        }
+        best = best.min(t.elapsed());
+        errors_found = errs;
+    }
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let ours = Figures { objects, bytes, time: best };
+    ours.print(&format!("oracle check ({threads} threads)"));
+
+    // Oracle, one core, for a per-core figure.
+    let t = Instant::now();
+    for (_, s) in &scans {
+        for m in &s.members {
+            std::hint::black_box(check_object(m.data));
+        }
+    }
+    Figures { objects, bytes, time: t.elapsed() }.print("oracle check (1 thread)");
+    println!("code objects with errors: {errors_found}");
+
+    let Some(readobj) = readobj else { return 0 };
+    let dir = std::env::temp_dir().join(format!("hsaco-conform-bench-{}", std::process::id()));
+    if let Err(e) = std::fs::create_dir_all(&dir) {
+        eprintln!("hsaco-conform bench: cannot create {}: {e}", dir.display());
+        return 2;
+    }
+    let result = compare_readobj(readobj, &dir, &scans, threads, &ours);
+    let _ = std::fs::remove_dir_all(&dir);
+    match result {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("hsaco-conform bench: {e}");
+            2
+        }
+    }
+}
+
+fn compare_readobj(
+    readobj: &str,
+    dir: &Path,
+    scans: &[(&PathBuf, container::Scan)],
+    threads: usize,
+    ours: &Figures,
+) -> Result<(), String> {
+    // Extract every object to its own file (not timed): llvm-readobj reads
+    // files, not bundle members.
+    let mut names = Vec::new();
+    for (i, m) in scans.iter().flat_map(|(_, s)| &s.members).enumerate() {
+        let p = dir.join(format!("{i}.co"));
+        std::fs::write(&p, m.data).map_err(|e| format!("cannot write {}: {e}", p.display()))?;
+        names.push(p);
+    }
+    // Batches of files per process, `threads` processes at a time, so both
+    // sides use every core and llvm-readobj's start-up cost is amortised.
+    let batch = 256;
+    let chunks: Vec<&[PathBuf]> = names.chunks(batch).collect();
+    let t = Instant::now();
+    for group in chunks.chunks(threads) {
+        let mut children = Vec::new();
+        for c in group {
+            let child = Command::new(readobj)
+                .arg("--notes")
+                .args(*c)
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .map_err(|e| format!("cannot run {readobj}: {e}"))?;
+            children.push(child);
+        }
+        for mut c in children {
+            c.wait().map_err(|e| format!("{readobj} failed: {e}"))?;
+        }
+    }
+    let theirs = Figures { objects: ours.objects, bytes: ours.bytes, time: t.elapsed() };
+    theirs.print(&format!("{readobj} --notes ({threads} procs)"));
+    println!(
+        "ratio: oracle full check is {:.1}x the speed of {readobj} --notes",
+        theirs.time.as_secs_f64() / ours.time.as_secs_f64().max(1e-9)
+    );
+    Ok(())
+}

@@ -1,0 +1,312 @@
+//! The `check` and `rules` commands: running the oracle over inputs and
+//! printing text or JSON reports.
+
+use crate::input::{self, Input};
+use hsaco_oracle::check::{check_object, ObjectReport};
+use hsaco_oracle::container;
+use hsaco_oracle::{Severity, Violation};
+use serde::Serialize;
+use std::io::{self, Write};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// The result for one code object (or one input that could not be read).
+#[derive(Serialize)]
+pub struct FileEntry {
+    /// The file.
+    pub path: String,
+    /// Bundle entry inside the file, or null for a plain code object.
+    pub member: Option<String>,
+    /// Target ID from `e_flags`.
+    pub target: Option<String>,
+    /// Code object version (2-6).
+    pub code_object_version: Option<u8>,
+    /// `ET_REL` / `ET_DYN`.
+    pub elf_type: Option<String>,
+    /// Kernels with their descriptor fields and SGPR layout.
+    pub kernels: Vec<hsaco_oracle::check::KernelReport>,
+    /// Broken rules.
+    pub violations: Vec<Violation>,
+    /// Why the input could not be checked, if it could not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// Totals over a run.
+#[derive(Serialize, Default)]
+pub struct Summary {
+    /// Input files examined.
+    pub files: usize,
+    /// Code objects checked.
+    pub code_objects: usize,
+    /// Kernels found.
+    pub kernels: usize,
+    /// Violations of error severity.
+    pub errors: usize,
+    /// Violations of warning severity.
+    pub warnings: usize,
+    /// Violations of info severity.
+    pub infos: usize,
+    /// Code objects with no error.
+    pub clean: usize,
+    /// Inputs that could not be checked.
+    pub unreadable: usize,
+    /// Files in directories skipped because they hold no code object.
+    pub skipped: usize,
+}
+
+impl Summary {
+    fn add(&mut self, e: &FileEntry) {
+        if e.error.is_some() {
+            self.unreadable += 1;
+            return;
+        }
+        self.code_objects += 1;
+        self.kernels += e.kernels.len();
+        let mut errs = 0;
+        for v in &e.violations {
+            match v.severity {
+                Severity::Error => errs += 1,
+                Severity::Warning => self.warnings += 1,
+                Severity::Info => self.infos += 1,
+            }
+        }
+        self.errors += errs;
+        if errs == 0 {
+            self.clean += 1;
+        }
+    }
+}
+
+fn entry(path: &str, member: Option<String>, r: ObjectReport) -> FileEntry {
+    FileEntry {
+        path: path.to_owned(),
+        member,
+        target: r.target,
+        code_object_version: r.code_object_version,
+        elf_type: r.elf_type,
+        kernels: r.kernels,
+        violations: r.violations,
+        error: None,
+    }
+}
+
+fn failed(path: &str, member: Option<String>, error: String) -> FileEntry {
+    FileEntry {
+        path: path.to_owned(),
+        member,
+        target: None,
+        code_object_version: None,
+        elf_type: None,
+        kernels: Vec::new(),
+        violations: Vec::new(),
+        error: Some(error),
+    }
+}
+
+/// Checks every code object of one file, in parallel across members;
+/// `None` if the file was found in a directory and holds no code object.
+pub fn check_file(inp: &Input) -> Option<Vec<FileEntry>> {
+    let path = inp.path.display().to_string();
+    let bytes = match input::map(&inp.path) {
+        Ok(b) => b,
+        Err(e) => return Some(vec![failed(&path, None, e)]),
+    };
+    let scan = container::scan(&bytes);
+    if scan.not_a_code_object {
+        return inp.explicit.then(|| {
+            vec![failed(
+                &path,
+                None,
+                "not a code object: neither an AMDGPU ELF file, an offload bundle, nor an ELF file with a .hip_fatbin section".to_owned(),
+            )]
+        });
+    }
+    let mut out = check_members(&path, &scan.members);
+    for e in scan.errors {
+        out.push(failed(&path, None, e));
+    }
+    Some(out)
+}
+
+/// Runs the oracle over members on all cores, keeping their order.
+pub fn check_members(path: &str, members: &[container::Member]) -> Vec<FileEntry> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(members.len().max(1));
+    if threads <= 1 {
+        return members.iter().map(|m| entry(path, m.name.clone(), check_object(m.data))).collect();
+    }
+    let next = AtomicUsize::new(0);
+    let mut results: Vec<Option<FileEntry>> = Vec::new();
+    results.resize_with(members.len(), || None);
+    let parts: Vec<Vec<(usize, FileEntry)>> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut mine = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(m) = members.get(i) else { break };
+                        mine.push((i, entry(path, m.name.clone(), check_object(m.data))));
+                    }
+                    mine
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().expect("checker thread panicked")).collect()
+    });
+    for (i, e) in parts.into_iter().flatten() {
+        results[i] = Some(e);
+    }
+    results.into_iter().flatten().collect()
+}
+
+/// The `check` command. Returns the exit status.
+pub fn run_check(paths: &[PathBuf], json: bool, verbose: bool) -> u8 {
+    let (inputs, walk_errors) = input::expand(paths);
+    let stdout = io::stdout();
+    let mut out = io::BufWriter::new(stdout.lock());
+    let mut summary = Summary::default();
+    let mut first = true;
+    if json {
+        let _ = out.write_all(b"{\"files\":[");
+    }
+    let mut emit = |e: FileEntry, summary: &mut Summary, out: &mut dyn Write| {
+        summary.add(&e);
+        if json {
+            if !first {
+                let _ = out.write_all(b",");
+            }
+            first = false;
+            let _ = serde_json::to_writer(&mut *out, &e);
+        } else {
+            print_text(&e, verbose, out);
+        }
+    };
+    for err in walk_errors {
+        summary.files += 1;
+        emit(failed(&err, None, "cannot read this path".to_owned()), &mut summary, &mut out);
+    }
+    for inp in &inputs {
+        summary.files += 1;
+        match check_file(inp) {
+            None => summary.skipped += 1,
+            Some(entries) => {
+                for e in entries {
+                    emit(e, &mut summary, &mut out);
+                }
+            }
+        }
+    }
+    if json {
+        let _ = out.write_all(b"],\"summary\":");
+        let _ = serde_json::to_writer(&mut out, &summary);
+        let _ = out.write_all(b"}\n");
+    } else {
+        let _ = writeln!(
+            out,
+            "checked {} code object{} ({} kernel{}) in {} file{}: {} error{}, {} warning{}, {} info{}{}{}",
+            summary.code_objects,
+            plural(summary.code_objects),
+            summary.kernels,
+            plural(summary.kernels),
+            summary.files,
+            plural(summary.files),
+            summary.errors,
+            plural(summary.errors),
+            summary.warnings,
+            plural(summary.warnings),
+            summary.infos,
+            plural(summary.infos),
+            if summary.unreadable > 0 { format!(", {} could not be checked", summary.unreadable) } else { String::new() },
+            if summary.skipped > 0 { format!(", {} skipped (no code object)", summary.skipped) } else { String::new() },
+        );
+    }
+    let _ = out.flush();
+    if summary.unreadable > 0 {
+        2
+    } else if summary.errors > 0 {
+        1
+    } else {
+        0
+    }
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
+/// Prints one entry for people: nothing for an object with no findings to
+/// show (the summary counts it), else its header line and violations
+/// grouped by kernel. Info-level findings show only when `verbose`.
+pub fn print_text(e: &FileEntry, verbose: bool, out: &mut dyn Write) {
+    let name = match &e.member {
+        Some(m) => format!("{} [{m}]", e.path),
+        None => e.path.clone(),
+    };
+    if let Some(err) = &e.error {
+        let _ = writeln!(out, "{name}: could not check: {err}");
+        return;
+    }
+    let shown: Vec<&Violation> = e
+        .violations
+        .iter()
+        .filter(|v| verbose || v.severity != Severity::Info)
+        .collect();
+    if shown.is_empty() {
+        return;
+    }
+    let what = match (&e.target, e.code_object_version) {
+        (Some(t), Some(v)) => format!("{t}, code object V{v}"),
+        (None, Some(v)) => format!("unknown target, code object V{v}"),
+        _ => "unreadable header".to_owned(),
+    };
+    let _ = writeln!(out, "{name}: {what}, {} kernel{}", e.kernels.len(), plural(e.kernels.len()));
+    let mut kernels: Vec<Option<&str>> = Vec::new();
+    for v in &shown {
+        if !kernels.contains(&v.kernel.as_deref()) {
+            kernels.push(v.kernel.as_deref());
+        }
+    }
+    for k in kernels {
+        let indent = if let Some(k) = k {
+            let _ = writeln!(out, "  kernel {k}:");
+            "    "
+        } else {
+            "  "
+        };
+        for v in shown.iter().filter(|v| v.kernel.as_deref() == k) {
+            let at = v.offset.map_or(String::new(), |o| format!(" (at {o:#x})"));
+            let _ = writeln!(out, "{indent}{:<7} {}: {}{at}", v.severity.to_string(), v.rule.id, v.message);
+        }
+    }
+}
+
+/// The `rules` command.
+pub fn run_rules(json: bool) -> u8 {
+    let rules: Vec<&hsaco_oracle::Rule> = hsaco_oracle::rules::catalogue().collect();
+    let stdout = io::stdout();
+    let mut out = stdout.lock();
+    if json {
+        let _ = serde_json::to_writer_pretty(&mut out, &serde_json::json!({ "rules": rules }));
+        let _ = writeln!(out);
+        return 0;
+    }
+    let mut group = "";
+    for r in &rules {
+        let g = r.id.split('.').next().unwrap_or("");
+        if g != group {
+            if !group.is_empty() {
+                let _ = writeln!(out);
+            }
+            let _ = writeln!(out, "[{g}]");
+            group = g;
+        }
+        let _ = writeln!(out, "{:<7} {}\n        {}\n        source: {}", r.severity.to_string(), r.id, r.statement, r.reference);
+    }
+    let _ = writeln!(out, "\n{} rules", rules.len());
+    0
+}
