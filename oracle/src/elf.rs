@@ -32,7 +32,7 @@ crate::declare_rules! {
         "The e_ident padding bytes (9-15) are zero.",
         "ELF gABI");
     TYPE = (Error, "elf.type",
-        "e_type is ET_REL (1) or ET_DYN (2); the HSA loader needs ET_DYN.",
+        "e_type is ET_REL (1) or ET_DYN (3); the HSA loader needs ET_DYN.",
         "amdgpu-usage.rst: Header (e_type)");
     MACHINE = (Error, "elf.machine",
         "e_machine is EM_AMDGPU (224).",
@@ -101,7 +101,7 @@ pub const ELFOSABI_AMDGPU_MESA3D: u8 = 66;
 /// `ET_REL`.
 pub const ET_REL: u16 = 1;
 /// `ET_DYN`.
-pub const ET_DYN: u16 = 2;
+pub const ET_DYN: u16 = 3;
 /// `SHT_SYMTAB`.
 pub const SHT_SYMTAB: u32 = 2;
 /// `SHT_STRTAB`.
@@ -446,7 +446,7 @@ impl<'a> Elf<'a> {
             sink.report_at(&IDENT_PAD, 9 + i as u64, format!("e_ident[{}] is {:#x}, expected 0", 9 + i, d[9 + i]));
         }
         if h.e_type != ET_REL && h.e_type != ET_DYN {
-            sink.report_at(&TYPE, 16, format!("e_type is {}, expected 1 (ET_REL) or 2 (ET_DYN)", h.e_type));
+            sink.report_at(&TYPE, 16, format!("e_type is {}, expected 1 (ET_REL) or 3 (ET_DYN)", h.e_type));
         }
         if h.version != 1 {
             sink.report_at(&VERSION, 20, format!("e_version is {}, expected 1", h.version));

@@ -62,7 +62,7 @@ crate::declare_rules! {
         "Keys added beside the defined ones should carry a vendor-name. prefix; this one has none (or is not a string).",
         "amdgpu-usage.rst: Code Object V3 Metadata (vendor-name prefix)");
     KEY_VERSION = (Info, "metadata.key.version",
-        "A key that only a later code object version defines (amdhsa.target from V4; .uses_dynamic_stack, .workgroup_processor_mode, .uniform_work_group_size from V5; .cluster_dims from V6).",
+        "A key that only a later code object version defines (amdhsa.target and .uses_dynamic_stack from V4; .workgroup_processor_mode, .uniform_work_group_size from V5; .cluster_dims from V6).",
         "NOTES.md: Metadata; llvm/lib/Target/AMDGPU/AMDGPUHSAMetadataStreamer.cpp");
     VERSION_MISMATCH = (Error, "metadata.version.mismatch",
         "amdhsa.version must be the one of the code object version in EI_ABIVERSION: V3 [1,0], V4 [1,1], V5 and V6 [1,2]; runtimes pick the kernarg layout from it.",
@@ -574,9 +574,11 @@ const KERNEL_KEYS: &[KeyDef] = &[
     req(".kernarg_segment_size", Shape::UInt),
     req(".group_segment_fixed_size", Shape::UInt),
     req(".private_segment_fixed_size", Shape::UInt),
+    // NOTES.md lists this key as new in V5, but ROCm 5.3's compiler and
+    // clang-19 both write it in V4 objects (docs/errata.md).
     since(
         key(".uses_dynamic_stack", Shape::Bool),
-        CodeObjectVersion::V5,
+        CodeObjectVersion::V4,
     ),
     // LLVM writes these two as integers and its verifier wants integers.
     since(
