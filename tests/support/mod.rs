@@ -9,6 +9,7 @@
 
 use std::path::PathBuf;
 
+pub mod elfedit;
 pub mod fixtures;
 
 /// True when running under `.ci/run` (peers are required there).
