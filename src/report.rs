@@ -310,3 +310,10 @@ pub fn run_rules(json: bool) -> u8 {
     let _ = writeln!(out, "\n{} rules", rules.len());
     0
 }
+
+/// The checker allocates many small short-lived strings and vectors per
+/// kernel (metadata values, messages, descriptor fields); mimalloc's
+/// thread-local free lists cut the cost of that by about a third over the
+/// system allocator on large libraries (measured with `bench`).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
