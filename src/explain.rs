@@ -36,7 +36,10 @@ pub fn run(path: &Path, member: Option<&str>) -> u8 {
         .filter(|m| member.is_none_or(|want| m.name.as_deref().is_some_and(|n| n.contains(want))))
         .collect();
     if chosen.is_empty() {
-        eprintln!("hsaco-conform explain: {}: no code object matches", path.display());
+        eprintln!(
+            "hsaco-conform explain: {}: no code object matches",
+            path.display()
+        );
         if !scan.members.is_empty() {
             eprintln!("members are:");
             for m in &scan.members {
@@ -66,7 +69,9 @@ pub fn run(path: &Path, member: Option<&str>) -> u8 {
 pub fn render(out: &mut String, title: &str, r: &ObjectReport) {
     let _ = writeln!(out, "{title}");
     let _ = writeln!(out, "{}", "=".repeat(title.chars().count().min(100)));
-    let cov = r.code_object_version.map_or("unknown".to_owned(), |v| format!("V{v}"));
+    let cov = r
+        .code_object_version
+        .map_or("unknown".to_owned(), |v| format!("V{v}"));
     let _ = writeln!(
         out,
         "code object {cov}, {}, target {}",
@@ -88,8 +93,17 @@ pub fn render(out: &mut String, title: &str, r: &ObjectReport) {
     } else {
         let _ = writeln!(out, "violations:");
         for v in &r.violations {
-            let k = v.kernel.as_deref().map_or(String::new(), |k| format!(" [{k}]"));
-            let _ = writeln!(out, "  {:<7} {}{k}: {}", v.severity.to_string(), v.rule.id, v.message);
+            let k = v
+                .kernel
+                .as_deref()
+                .map_or(String::new(), |k| format!(" [{k}]"));
+            let _ = writeln!(
+                out,
+                "  {:<7} {}{k}: {}",
+                v.severity.to_string(),
+                v.rule.id,
+                v.message
+            );
         }
     }
     let _ = writeln!(out);
@@ -124,19 +138,27 @@ fn target_line(out: &mut String, id: &TargetId) {
 }
 
 fn metadata_line(out: &mut String, md: &Metadata) {
-    let v = md.version.map_or("missing".to_owned(), |[a, b]| format!("{a}.{b}"));
+    let v = md
+        .version
+        .map_or("missing".to_owned(), |[a, b]| format!("{a}.{b}"));
     let _ = writeln!(
         out,
         "metadata: amdhsa.version {v}, amdhsa.target {}, {} kernel(s){}",
         md.target.as_deref().unwrap_or("(absent)"),
         md.kernels.len(),
-        if md.printf.is_empty() { String::new() } else { format!(", {} printf format(s)", md.printf.len()) }
+        if md.printf.is_empty() {
+            String::new()
+        } else {
+            format!(", {} printf format(s)", md.printf.len())
+        }
     );
 }
 
 fn kernel(out: &mut String, k: &KernelReport) {
     let _ = writeln!(out);
-    let at = k.descriptor_offset.map_or("not readable".to_owned(), |o| format!("at file offset {o:#x}"));
+    let at = k.descriptor_offset.map_or("not readable".to_owned(), |o| {
+        format!("at file offset {o:#x}")
+    });
     let _ = writeln!(out, "kernel {} (descriptor {at})", k.name);
     if !k.fields.is_empty() {
         let _ = writeln!(out, "  descriptor:");
@@ -162,20 +184,41 @@ fn kernel_metadata(out: &mut String, m: &Kernel) {
     };
     line(".symbol", m.symbol.clone());
     line(".language", m.language.clone());
-    line(".kernarg_segment_size", m.kernarg_segment_size.map(|v| v.to_string()));
-    line(".kernarg_segment_align", m.kernarg_segment_align.map(|v| v.to_string()));
-    line(".group_segment_fixed_size", m.group_segment_fixed_size.map(|v| v.to_string()));
-    line(".private_segment_fixed_size", m.private_segment_fixed_size.map(|v| v.to_string()));
+    line(
+        ".kernarg_segment_size",
+        m.kernarg_segment_size.map(|v| v.to_string()),
+    );
+    line(
+        ".kernarg_segment_align",
+        m.kernarg_segment_align.map(|v| v.to_string()),
+    );
+    line(
+        ".group_segment_fixed_size",
+        m.group_segment_fixed_size.map(|v| v.to_string()),
+    );
+    line(
+        ".private_segment_fixed_size",
+        m.private_segment_fixed_size.map(|v| v.to_string()),
+    );
     line(".wavefront_size", m.wavefront_size.map(|v| v.to_string()));
     line(".sgpr_count", m.sgpr_count.map(|v| v.to_string()));
     line(".vgpr_count", m.vgpr_count.map(|v| v.to_string()));
     line(".agpr_count", m.agpr_count.map(|v| v.to_string()));
-    line(".max_flat_workgroup_size", m.max_flat_workgroup_size.map(|v| v.to_string()));
-    line(".uses_dynamic_stack", m.uses_dynamic_stack.map(|v| v.to_string()));
-    line(".workgroup_processor_mode", m.workgroup_processor_mode.map(|v| v.to_string()));
+    line(
+        ".max_flat_workgroup_size",
+        m.max_flat_workgroup_size.map(|v| v.to_string()),
+    );
+    line(
+        ".uses_dynamic_stack",
+        m.uses_dynamic_stack.map(|v| v.to_string()),
+    );
+    line(
+        ".workgroup_processor_mode",
+        m.workgroup_processor_mode.map(|v| v.to_string()),
+    );
     if !m.args.is_empty() {
         let _ = writeln!(out, "    arguments:");
-        let _ = writeln!(out, "      {:>6} {:>5}  {:<28} {}", "offset", "size", "kind", "name");
+        let _ = writeln!(out, "      offset  size  {:<28} name", "kind");
         for a in &m.args {
             let _ = writeln!(
                 out,
@@ -203,9 +246,21 @@ fn initial_state(out: &mut String, s: &InitialState) {
         } else {
             format!("s[{}:{}]", g.first, g.first + g.count - 1)
         };
-        let _ = writeln!(out, "    {regs:<10} {}{}", g.name, if g.user { " (user)" } else { "" });
+        let _ = writeln!(
+            out,
+            "    {regs:<10} {}{}",
+            g.name,
+            if g.user { " (user)" } else { "" }
+        );
     }
     for v in &s.vgprs {
-        let _ = writeln!(out, "    v{:<9} {} (bits {}..{})", v.vgpr, v.name, v.lsb, v.lsb + v.width - 1);
+        let _ = writeln!(
+            out,
+            "    v{:<9} {} (bits {}..{})",
+            v.vgpr,
+            v.name,
+            v.lsb,
+            v.lsb + v.width - 1
+        );
     }
 }

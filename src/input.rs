@@ -25,7 +25,9 @@ impl std::ops::Deref for Bytes {
 /// Opens and maps a file, with an error message naming it.
 pub fn map(path: &Path) -> Result<Bytes, String> {
     let f = File::open(path).map_err(|e| format!("{}: cannot open: {e}", path.display()))?;
-    let meta = f.metadata().map_err(|e| format!("{}: cannot stat: {e}", path.display()))?;
+    let meta = f
+        .metadata()
+        .map_err(|e| format!("{}: cannot stat: {e}", path.display()))?;
     if !meta.is_file() {
         return Err(format!("{}: not a regular file", path.display()));
     }
@@ -59,7 +61,10 @@ pub fn expand(paths: &[PathBuf]) -> (Vec<Input>, Vec<String>) {
         match std::fs::metadata(p) {
             Err(e) => errors.push(format!("{}: {e}", p.display())),
             Ok(m) if m.is_dir() => walk(p, &mut out, &mut errors),
-            Ok(_) => out.push(Input { path: p.clone(), explicit: true }),
+            Ok(_) => out.push(Input {
+                path: p.clone(),
+                explicit: true,
+            }),
         }
     }
     (out, errors)
@@ -78,13 +83,20 @@ fn walk(dir: &Path, out: &mut Vec<Input>, errors: &mut Vec<String>) {
     for p in paths {
         match std::fs::symlink_metadata(&p) {
             Ok(m) if m.is_dir() => walk(&p, out, errors),
-            Ok(m) if m.is_file() => out.push(Input { path: p, explicit: false }),
+            Ok(m) if m.is_file() => out.push(Input {
+                path: p,
+                explicit: false,
+            }),
             // A symlink to a file is checked; one to a directory is not
             // followed, so link cycles cannot loop.
-            Ok(m) if m.file_type().is_symlink() => {
-                if std::fs::metadata(&p).is_ok_and(|t| t.is_file()) {
-                    out.push(Input { path: p, explicit: false });
-                }
+            Ok(m)
+                if m.file_type().is_symlink()
+                    && std::fs::metadata(&p).is_ok_and(|t| t.is_file()) =>
+            {
+                out.push(Input {
+                    path: p,
+                    explicit: false,
+                })
             }
             _ => {}
         }

@@ -46,7 +46,9 @@ enum Command {
     /// Exit status: 0 no errors, 1 errors found, 2 could not run (missing
     /// or unreadable input, a file that holds no code object, a malformed
     /// bundle).
-    #[command(after_help = "Examples:\n  hsaco-conform check kernel.hsaco\n  hsaco-conform check --format json build/ > report.json\n  hsaco-conform check /usr/lib/x86_64-linux-gnu/librocsparse.so.0.1")]
+    #[command(
+        after_help = "Examples:\n  hsaco-conform check kernel.hsaco\n  hsaco-conform check --format json build/ > report.json\n  hsaco-conform check /usr/lib/x86_64-linux-gnu/librocsparse.so.0.1"
+    )]
     Check {
         /// Output format.
         #[arg(long, value_enum, default_value_t = Format::Text)]
@@ -106,15 +108,24 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let code = match cli.command {
-        Command::Check { format, verbose, paths } => {
-            report::run_check(&paths, format == Format::Json, verbose)
-        }
+        Command::Check {
+            format,
+            verbose,
+            paths,
+        } => report::run_check(&paths, format == Format::Json, verbose),
         Command::Explain { member, file } => explain::run(&file, member.as_deref()),
         Command::Rules { format } => report::run_rules(format == Format::Json),
         Command::Uri { uris } => run_uri(&uris),
-        Command::Bench { readobj, no_readobj, repeat, paths } => {
-            bench::run(&paths, (!no_readobj).then_some(readobj.as_str()), repeat.max(1))
-        }
+        Command::Bench {
+            readobj,
+            no_readobj,
+            repeat,
+            paths,
+        } => bench::run(
+            &paths,
+            (!no_readobj).then_some(readobj.as_str()),
+            repeat.max(1),
+        ),
     };
     ExitCode::from(code)
 }

@@ -118,7 +118,8 @@ fn scan_host<'a>(d: &'a [u8], out: &mut Scan<'a>) {
         match read_bundle(&bytes[start..], base, Some(&prefix), &mut out.members) {
             Ok(len) => pos = start + len.max(BUNDLE_MAGIC.len()),
             Err(e) => {
-                out.errors.push(format!("bundle at file offset {base:#x}: {e}"));
+                out.errors
+                    .push(format!("bundle at file offset {base:#x}: {e}"));
                 pos = start + BUNDLE_MAGIC.len();
             }
         }
@@ -140,7 +141,9 @@ fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
     let (&first, rest) = needle.split_first()?;
     let mut i = 0;
     while i + needle.len() <= hay.len() {
-        let p = hay[i..hay.len() - rest.len()].iter().position(|&b| b == first)?;
+        let p = hay[i..hay.len() - rest.len()]
+            .iter()
+            .position(|&b| b == first)?;
         let at = i + p;
         if &hay[at + 1..at + needle.len()] == rest {
             return Some(at);
@@ -152,25 +155,38 @@ fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
 
 /// Reads one bundle starting at `d[0]` (file offset `base`); pushes its
 /// amdgcn entries and returns the bundle's extent in bytes.
-fn read_bundle<'a>(d: &'a [u8], base: u64, prefix: Option<&str>, out: &mut Vec<Member<'a>>) -> Result<usize, String> {
+fn read_bundle<'a>(
+    d: &'a [u8],
+    base: u64,
+    prefix: Option<&str>,
+    out: &mut Vec<Member<'a>>,
+) -> Result<usize, String> {
     let count = elf::le_u64(d, 24).ok_or("bundle header is truncated (no entry count)")?;
     // Each entry needs at least 24 bytes of header: bound the count by the
     // bytes present before trusting it.
     if count > (d.len() as u64) / 24 {
-        return Err(format!("bundle claims {count} entries, more than its {} bytes can hold", d.len()));
+        return Err(format!(
+            "bundle claims {count} entries, more than its {} bytes can hold",
+            d.len()
+        ));
     }
     let mut pos = 32usize;
     let mut extent = 0usize;
     for i in 0..count {
-        let (Some(off), Some(size), Some(id_len)) = (elf::le_u64(d, pos), elf::le_u64(d, pos + 8), elf::le_u64(d, pos + 16))
-        else {
+        let (Some(off), Some(size), Some(id_len)) = (
+            elf::le_u64(d, pos),
+            elf::le_u64(d, pos + 8),
+            elf::le_u64(d, pos + 16),
+        ) else {
             return Err(format!("entry {i} header is truncated"));
         };
-        let id_bytes = elf::range(d, pos as u64 + 24, id_len).ok_or_else(|| format!("entry {i} ID ({id_len} bytes) runs past the end"))?;
+        let id_bytes = elf::range(d, pos as u64 + 24, id_len)
+            .ok_or_else(|| format!("entry {i} ID ({id_len} bytes) runs past the end"))?;
         let id = String::from_utf8_lossy(id_bytes).into_owned();
         pos += 24 + id_bytes.len();
-        let body = elf::range(d, off, size)
-            .ok_or_else(|| format!("entry {i} '{id}' at {off:#x}+{size:#x} runs past the end of the data"))?;
+        let body = elf::range(d, off, size).ok_or_else(|| {
+            format!("entry {i} '{id}' at {off:#x}+{size:#x} runs past the end of the data")
+        })?;
         extent = extent.max((off + size) as usize);
         if size == 0 || !id.contains("amdgcn") {
             continue;
@@ -208,11 +224,17 @@ mod tests {
 
     #[test]
     fn bundle_entries_are_found_and_host_entries_skipped() {
-        let b = bundle(&[("host-x86_64-unknown-linux-gnu-", b""), ("hipv4-amdgcn-amd-amdhsa--gfx900", b"\x7fELFabc")]);
+        let b = bundle(&[
+            ("host-x86_64-unknown-linux-gnu-", b""),
+            ("hipv4-amdgcn-amd-amdhsa--gfx900", b"\x7fELFabc"),
+        ]);
         let s = scan(&b);
         assert!(s.errors.is_empty(), "{:?}", s.errors);
         assert_eq!(s.members.len(), 1);
-        assert_eq!(s.members[0].name.as_deref(), Some("hipv4-amdgcn-amd-amdhsa--gfx900"));
+        assert_eq!(
+            s.members[0].name.as_deref(),
+            Some("hipv4-amdgcn-amd-amdhsa--gfx900")
+        );
         assert_eq!(s.members[0].data, b"\x7fELFabc");
     }
 

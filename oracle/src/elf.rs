@@ -132,15 +132,21 @@ const SHDR_SIZE: usize = 64;
 
 /// Reads a little-endian `u16` at `off`, or `None` past the end.
 pub fn le_u16(d: &[u8], off: usize) -> Option<u16> {
-    Some(u16::from_le_bytes(d.get(off..off.checked_add(2)?)?.try_into().ok()?))
+    Some(u16::from_le_bytes(
+        d.get(off..off.checked_add(2)?)?.try_into().ok()?,
+    ))
 }
 /// Reads a little-endian `u32` at `off`, or `None` past the end.
 pub fn le_u32(d: &[u8], off: usize) -> Option<u32> {
-    Some(u32::from_le_bytes(d.get(off..off.checked_add(4)?)?.try_into().ok()?))
+    Some(u32::from_le_bytes(
+        d.get(off..off.checked_add(4)?)?.try_into().ok()?,
+    ))
 }
 /// Reads a little-endian `u64` at `off`, or `None` past the end.
 pub fn le_u64(d: &[u8], off: usize) -> Option<u64> {
-    Some(u64::from_le_bytes(d.get(off..off.checked_add(8)?)?.try_into().ok()?))
+    Some(u64::from_le_bytes(
+        d.get(off..off.checked_add(8)?)?.try_into().ok()?,
+    ))
 }
 
 /// Returns `d[off..off+len]` when the whole range is inside `d`.
@@ -394,24 +400,43 @@ impl<'a> Elf<'a> {
             sink.report_at(
                 &HEADER_TRUNCATED,
                 0,
-                format!("file is {} bytes, shorter than the 64-byte ELF64 header", d.len()),
+                format!(
+                    "file is {} bytes, shorter than the 64-byte ELF64 header",
+                    d.len()
+                ),
             );
             return None;
         };
         if h.class != 2 {
-            sink.report_at(&IDENT_CLASS, 4, format!("EI_CLASS is {}, expected 2 (ELFCLASS64)", h.class));
+            sink.report_at(
+                &IDENT_CLASS,
+                4,
+                format!("EI_CLASS is {}, expected 2 (ELFCLASS64)", h.class),
+            );
             return None;
         }
         if h.data != 1 {
-            sink.report_at(&IDENT_DATA, 5, format!("EI_DATA is {}, expected 1 (ELFDATA2LSB)", h.data));
+            sink.report_at(
+                &IDENT_DATA,
+                5,
+                format!("EI_DATA is {}, expected 1 (ELFDATA2LSB)", h.data),
+            );
             return None;
         }
         if h.machine != EM_AMDGPU {
-            sink.report_at(&MACHINE, 18, format!("e_machine is {}, expected 224 (EM_AMDGPU)", h.machine));
+            sink.report_at(
+                &MACHINE,
+                18,
+                format!("e_machine is {}, expected 224 (EM_AMDGPU)", h.machine),
+            );
             return None;
         }
         if h.ident_version != 1 {
-            sink.report_at(&IDENT_VERSION, 6, format!("EI_VERSION is {}, expected 1", h.ident_version));
+            sink.report_at(
+                &IDENT_VERSION,
+                6,
+                format!("EI_VERSION is {}, expected 1", h.ident_version),
+            );
         }
         let mut cov = None;
         match h.osabi {
@@ -443,13 +468,25 @@ impl<'a> Elf<'a> {
             }
         }
         if let Some(i) = d[9..16].iter().position(|&b| b != 0) {
-            sink.report_at(&IDENT_PAD, 9 + i as u64, format!("e_ident[{}] is {:#x}, expected 0", 9 + i, d[9 + i]));
+            sink.report_at(
+                &IDENT_PAD,
+                9 + i as u64,
+                format!("e_ident[{}] is {:#x}, expected 0", 9 + i, d[9 + i]),
+            );
         }
         if h.e_type != ET_REL && h.e_type != ET_DYN {
-            sink.report_at(&TYPE, 16, format!("e_type is {}, expected 1 (ET_REL) or 3 (ET_DYN)", h.e_type));
+            sink.report_at(
+                &TYPE,
+                16,
+                format!("e_type is {}, expected 1 (ET_REL) or 3 (ET_DYN)", h.e_type),
+            );
         }
         if h.version != 1 {
-            sink.report_at(&VERSION, 20, format!("e_version is {}, expected 1", h.version));
+            sink.report_at(
+                &VERSION,
+                20,
+                format!("e_version is {}, expected 1", h.version),
+            );
         }
         if h.entry != 0 {
             sink.report_at(&ENTRY, 24, format!("e_entry is {:#x}, expected 0", h.entry));
@@ -471,7 +508,14 @@ impl<'a> Elf<'a> {
         let target = cov.and_then(|cov| check_e_flags(h.flags, cov, sink));
         let segments = Self::read_segments(d, &h, sink);
         let sections = Self::read_checked_sections(d, &h, sink);
-        let elf = Elf { data: d, header: h, segments, sections, cov, target };
+        let elf = Elf {
+            data: d,
+            header: h,
+            segments,
+            sections,
+            cov,
+            target,
+        };
         elf.check_layout(sink);
         Some(elf)
     }
@@ -497,7 +541,9 @@ impl<'a> Elf<'a> {
         }
         for i in 0..h.phnum as u64 {
             let off = h.phoff + i * PHDR_SIZE as u64;
-            let Some(b) = range(d, off, PHDR_SIZE as u64) else { break };
+            let Some(b) = range(d, off, PHDR_SIZE as u64) else {
+                break;
+            };
             let s = Segment {
                 p_type: le_u32(b, 0).unwrap_or(0),
                 flags: le_u32(b, 4).unwrap_or(0),
@@ -524,12 +570,20 @@ impl<'a> Elf<'a> {
                 sink.report_at(
                     &PHDR_SIZES,
                     off,
-                    format!("segment {i}: p_filesz {:#x} is larger than p_memsz {:#x}", s.filesz, s.memsz),
+                    format!(
+                        "segment {i}: p_filesz {:#x} is larger than p_memsz {:#x}",
+                        s.filesz, s.memsz
+                    ),
                 );
             }
             if !is_pow2_or_zero(s.align) {
-                sink.report_at(&PHDR_ALIGN, off, format!("segment {i}: p_align {:#x} is not a power of two", s.align));
-            } else if s.p_type == PT_LOAD && s.align > 1 && s.offset % s.align != s.vaddr % s.align {
+                sink.report_at(
+                    &PHDR_ALIGN,
+                    off,
+                    format!("segment {i}: p_align {:#x} is not a power of two", s.align),
+                );
+            } else if s.p_type == PT_LOAD && s.align > 1 && s.offset % s.align != s.vaddr % s.align
+            {
                 sink.report_at(
                     &PHDR_ALIGN,
                     off,
@@ -577,7 +631,12 @@ impl<'a> Elf<'a> {
             );
         } else if secs.iter().skip(1).any(|s| s.name.is_empty()) {
             // Section 0 is the null section and is nameless by definition.
-            let bad: Vec<String> = secs.iter().skip(1).filter(|s| s.name.is_empty()).map(|s| s.index.to_string()).collect();
+            let bad: Vec<String> = secs
+                .iter()
+                .skip(1)
+                .filter(|s| s.name.is_empty())
+                .map(|s| s.index.to_string())
+                .collect();
             sink.report_at(
                 &SHSTRNDX,
                 h.shoff,
@@ -604,7 +663,10 @@ impl<'a> Elf<'a> {
                 sink.report_at(
                     &SHDR_ALIGN,
                     hdr_off,
-                    format!("section '{}': sh_addralign {:#x} is not a power of two", s.name, s.addralign),
+                    format!(
+                        "section '{}': sh_addralign {:#x} is not a power of two",
+                        s.name, s.addralign
+                    ),
                 );
             } else if s.flags & SHF_ALLOC != 0 && s.addralign > 1 && s.addr % s.addralign != 0 {
                 sink.report_at(
@@ -624,7 +686,11 @@ impl<'a> Elf<'a> {
         if self.header.e_type != ET_DYN {
             return;
         }
-        let loads: Vec<&Segment> = self.segments.iter().filter(|s| s.p_type == PT_LOAD).collect();
+        let loads: Vec<&Segment> = self
+            .segments
+            .iter()
+            .filter(|s| s.p_type == PT_LOAD)
+            .collect();
         for s in &self.sections {
             if s.flags & SHF_ALLOC == 0 || s.size == 0 {
                 continue;
@@ -654,7 +720,11 @@ impl<'a> Elf<'a> {
     /// section-relative value) in section `shndx` to a file offset.
     pub fn addr_to_offset(&self, shndx: usize, addr: u64) -> Option<u64> {
         let s = self.sections.get(shndx)?;
-        let rel = if self.header.e_type == ET_REL { addr } else { addr.checked_sub(s.addr)? };
+        let rel = if self.header.e_type == ET_REL {
+            addr
+        } else {
+            addr.checked_sub(s.addr)?
+        };
         if rel > s.size {
             return None;
         }
@@ -664,7 +734,11 @@ impl<'a> Elf<'a> {
 
 /// Checks `e_flags` for the given code object version; returns the target
 /// when the mach value names a known amdgcn processor.
-pub fn check_e_flags(flags: u32, cov: CodeObjectVersion, sink: &mut Sink) -> Option<&'static Target> {
+pub fn check_e_flags(
+    flags: u32,
+    cov: CodeObjectVersion,
+    sink: &mut Sink,
+) -> Option<&'static Target> {
     let mach = (flags & 0xff) as u8;
     let target = targets::by_mach(mach);
     match target {
@@ -689,7 +763,10 @@ pub fn check_e_flags(flags: u32, cov: CodeObjectVersion, sink: &mut Sink) -> Opt
             sink.report_at(
                 &E_FLAGS_MACH,
                 48,
-                format!("EF_AMDGPU_MACH {mach:#04x} is {}, an r600-era processor that HSA cannot run", t.name),
+                format!(
+                    "EF_AMDGPU_MACH {mach:#04x} is {}, an r600-era processor that HSA cannot run",
+                    t.name
+                ),
             );
             return None;
         }
@@ -710,13 +787,20 @@ pub fn check_e_flags(flags: u32, cov: CodeObjectVersion, sink: &mut Sink) -> Opt
     match cov {
         CodeObjectVersion::V2 | CodeObjectVersion::V3 => {
             if flags & 0x100 != 0 && !t.xnack {
-                sink.report_at(&E_FLAGS_XNACK, 48, format!("EF_AMDGPU_XNACK (0x100) is set but {} has no xnack", t.name));
+                sink.report_at(
+                    &E_FLAGS_XNACK,
+                    48,
+                    format!("EF_AMDGPU_XNACK (0x100) is set but {} has no xnack", t.name),
+                );
             }
             if flags & 0x200 != 0 && !t.sramecc {
                 sink.report_at(
                     &E_FLAGS_SRAMECC,
                     48,
-                    format!("EF_AMDGPU_SRAMECC (0x200) is set but {} has no sramecc", t.name),
+                    format!(
+                        "EF_AMDGPU_SRAMECC (0x200) is set but {} has no sramecc",
+                        t.name
+                    ),
                 );
             }
         }
@@ -725,19 +809,37 @@ pub fn check_e_flags(flags: u32, cov: CodeObjectVersion, sink: &mut Sink) -> Opt
             let s = (flags >> 10) & 3;
             const NAMES: [&str; 4] = ["unsupported", "any", "off", "on"];
             if (x == 0) == t.xnack {
-                let want = if t.xnack { "any, off or on" } else { "unsupported" };
+                let want = if t.xnack {
+                    "any, off or on"
+                } else {
+                    "unsupported"
+                };
                 sink.report_at(
                     &E_FLAGS_XNACK,
                     48,
-                    format!("xnack field is {} ({:#x}) but {} needs {want}", NAMES[x as usize], x << 8, t.name),
+                    format!(
+                        "xnack field is {} ({:#x}) but {} needs {want}",
+                        NAMES[x as usize],
+                        x << 8,
+                        t.name
+                    ),
                 );
             }
             if (s == 0) == t.sramecc {
-                let want = if t.sramecc { "any, off or on" } else { "unsupported" };
+                let want = if t.sramecc {
+                    "any, off or on"
+                } else {
+                    "unsupported"
+                };
                 sink.report_at(
                     &E_FLAGS_SRAMECC,
                     48,
-                    format!("sramecc field is {} ({:#x}) but {} needs {want}", NAMES[s as usize], s << 10, t.name),
+                    format!(
+                        "sramecc field is {} ({:#x}) but {} needs {want}",
+                        NAMES[s as usize],
+                        s << 10,
+                        t.name
+                    ),
                 );
             }
         }
@@ -746,7 +848,10 @@ pub fn check_e_flags(flags: u32, cov: CodeObjectVersion, sink: &mut Sink) -> Opt
         sink.report_at(
             &GENERIC_NEEDS_V6,
             8,
-            format!("{} is a generic target, which needs code object V6; this is {cov}", t.name),
+            format!(
+                "{} is a generic target, which needs code object V6; this is {cov}",
+                t.name
+            ),
         );
     }
     if cov >= CodeObjectVersion::V6 {
@@ -761,7 +866,10 @@ pub fn check_e_flags(flags: u32, cov: CodeObjectVersion, sink: &mut Sink) -> Opt
             sink.report_at(
                 &E_FLAGS_GENERIC_VERSION,
                 48,
-                format!("{} is not a generic target but EF_AMDGPU_GENERIC_VERSION is {gv} (must be 0)", t.name),
+                format!(
+                    "{} is not a generic target but EF_AMDGPU_GENERIC_VERSION is {gv} (must be 0)",
+                    t.name
+                ),
             );
         }
     }

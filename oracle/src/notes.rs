@@ -69,10 +69,20 @@ pub fn read<'a>(elf: &Elf<'a>, sink: &mut Sink) -> Vec<Note<'a>> {
     let mut out = Vec::new();
     let mut areas: Vec<(u64, u64, u64, String)> = Vec::new();
     for s in elf.sections.iter().filter(|s| s.sh_type == SHT_NOTE) {
-        areas.push((s.offset, s.size, s.addralign, format!("section '{}'", s.name)));
+        areas.push((
+            s.offset,
+            s.size,
+            s.addralign,
+            format!("section '{}'", s.name),
+        ));
     }
     if elf.sections.is_empty() {
-        for (i, p) in elf.segments.iter().enumerate().filter(|(_, p)| p.p_type == elf::PT_NOTE) {
+        for (i, p) in elf
+            .segments
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| p.p_type == elf::PT_NOTE)
+        {
             areas.push((p.offset, p.filesz, p.align, format!("PT_NOTE segment {i}")));
         }
     }
@@ -103,7 +113,14 @@ fn align_up(v: usize, a: usize) -> Option<usize> {
     v.checked_add(a - 1).map(|x| x & !(a - 1))
 }
 
-fn read_area<'a>(bytes: &'a [u8], base: u64, align: usize, what: &str, sink: &mut Sink, out: &mut Vec<Note<'a>>) {
+fn read_area<'a>(
+    bytes: &'a [u8],
+    base: u64,
+    align: usize,
+    what: &str,
+    sink: &mut Sink,
+    out: &mut Vec<Note<'a>>,
+) {
     let mut pos = 0usize;
     while pos < bytes.len() {
         let at = base + pos as u64;
@@ -115,7 +132,10 @@ fn read_area<'a>(bytes: &'a [u8], base: u64, align: usize, what: &str, sink: &mu
             sink.report_at(
                 &TRUNCATED,
                 at,
-                format!("{what}: {} bytes left at the end, too few for a 12-byte note header", bytes.len() - pos),
+                format!(
+                    "{what}: {} bytes left at the end, too few for a 12-byte note header",
+                    bytes.len() - pos
+                ),
             );
             return;
         };
@@ -124,7 +144,8 @@ fn read_area<'a>(bytes: &'a [u8], base: u64, align: usize, what: &str, sink: &mu
         let desc_start = name_end.and_then(|e| align_up(e, align));
         let desc_end = desc_start.and_then(|s| s.checked_add(descsz as usize));
         let next = desc_end.and_then(|e| align_up(e, align));
-        let (Some(name_end), Some(desc_start), Some(desc_end)) = (name_end, desc_start, desc_end) else {
+        let (Some(name_end), Some(desc_start), Some(desc_end)) = (name_end, desc_start, desc_end)
+        else {
             sink.report_at(&TRUNCATED, at, format!("{what}: note sizes overflow"));
             return;
         };
@@ -151,7 +172,9 @@ fn read_area<'a>(bytes: &'a [u8], base: u64, align: usize, what: &str, sink: &mu
                         String::from_utf8_lossy(raw_name)
                     ),
                 );
-                String::from_utf8_lossy(raw_name).trim_end_matches('\0').to_owned()
+                String::from_utf8_lossy(raw_name)
+                    .trim_end_matches('\0')
+                    .to_owned()
             }
         };
         // Padding after the name, and after the description up to the next
@@ -162,7 +185,11 @@ fn read_area<'a>(bytes: &'a [u8], base: u64, align: usize, what: &str, sink: &mu
             .iter()
             .any(|&(a, b)| bytes.get(a..b).is_some_and(|p| p.iter().any(|&x| x != 0)))
         {
-            sink.report_at(&PADDING, at, format!("{what}: note '{name}' type {n_type} has non-zero padding bytes"));
+            sink.report_at(
+                &PADDING,
+                at,
+                format!("{what}: note '{name}' type {n_type} has non-zero padding bytes"),
+            );
         }
         out.push(Note {
             name,
@@ -190,7 +217,11 @@ pub fn check_set<'n, 'a>(
         let known = match (n.name.as_str(), n.n_type) {
             ("AMDGPU", NT_AMDGPU_METADATA) => {
                 if metadata.is_some() {
-                    sink.report_at(&METADATA_DUPLICATE, n.offset, "a second NT_AMDGPU_METADATA note");
+                    sink.report_at(
+                        &METADATA_DUPLICATE,
+                        n.offset,
+                        "a second NT_AMDGPU_METADATA note",
+                    );
                 } else {
                     metadata = Some(n);
                 }
@@ -215,12 +246,20 @@ pub fn check_set<'n, 'a>(
             sink.report_at(
                 &OWNER_TYPE,
                 n.offset,
-                format!("note owner \"{}\" type {} is not defined for code object {cov}", n.name, n.n_type),
+                format!(
+                    "note owner \"{}\" type {} is not defined for code object {cov}",
+                    n.name, n.n_type
+                ),
             );
         }
     }
     if cov >= CodeObjectVersion::V3 && metadata.is_none() {
-        sink.report(&METADATA_MISSING, format!("no NT_AMDGPU_METADATA note (owner \"AMDGPU\", type 32) in this {cov} code object"));
+        sink.report(
+            &METADATA_MISSING,
+            format!(
+                "no NT_AMDGPU_METADATA note (owner \"AMDGPU\", type 32) in this {cov} code object"
+            ),
+        );
     }
     metadata
 }

@@ -135,7 +135,17 @@ impl Sink {
 
     /// Sets (or clears) the kernel that following violations concern.
     pub fn set_kernel(&mut self, kernel: Option<&str>) {
-        self.kernel = kernel.map(str::to_owned);
+        // Checks set and clear the kernel around every kernel; reuse the
+        // buffer rather than allocate each time.
+        match (kernel, &mut self.kernel) {
+            (Some(k), Some(cur)) => {
+                if cur != k {
+                    cur.clear();
+                    cur.push_str(k);
+                }
+            }
+            (k, cur) => *cur = k.map(str::to_owned),
+        }
     }
 
     /// Records a violation of `rule` with no file offset.
@@ -163,7 +173,9 @@ impl Sink {
 
     /// True if any violation of error severity was recorded.
     pub fn has_errors(&self) -> bool {
-        self.violations.iter().any(|v| v.severity == Severity::Error)
+        self.violations
+            .iter()
+            .any(|v| v.severity == Severity::Error)
     }
 
     /// True if `rule` was reported.
@@ -185,7 +197,7 @@ mod tests {
             let first = r.id.split('.').next().unwrap();
             assert!(
                 ["elf", "note", "metadata", "symbol", "kd", "code", "sgpr", "smem", "reloc"]
-                .contains(&first),
+                    .contains(&first),
                 "rule {} has unknown first segment",
                 r.id
             );
@@ -195,7 +207,11 @@ mod tests {
                 "rule id {} has characters outside [a-z0-9._]",
                 r.id
             );
-            assert!(!r.statement.is_empty() && !r.reference.is_empty(), "{}", r.id);
+            assert!(
+                !r.statement.is_empty() && !r.reference.is_empty(),
+                "{}",
+                r.id
+            );
         }
     }
 }

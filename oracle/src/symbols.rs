@@ -103,25 +103,39 @@ pub fn read(elf: &Elf, sink: &mut Sink) -> Symbols {
         .iter()
         .find(|s| s.sh_type == SHT_SYMTAB)
         .or_else(|| elf.sections.iter().find(|s| s.sh_type == SHT_DYNSYM));
-    let Some(t) = table else { return Symbols::default() };
+    let Some(t) = table else {
+        return Symbols::default();
+    };
     let hdr = elf.header.shoff + t.index as u64 * 64;
     if t.entsize != SYM_SIZE || t.size % SYM_SIZE != 0 {
         sink.report_at(
             &TABLE,
             hdr,
-            format!("symbol table '{}' has entsize {} and size {} (need 24 and a multiple of 24)", t.name, t.entsize, t.size),
+            format!(
+                "symbol table '{}' has entsize {} and size {} (need 24 and a multiple of 24)",
+                t.name, t.entsize, t.size
+            ),
         );
     }
     let (Some(data), Some(strtab)) = (
         t.data(elf.data),
-        elf.sections.get(t.link as usize).filter(|s| s.sh_type == elf::SHT_STRTAB).and_then(|s| s.data(elf.data)),
+        elf.sections
+            .get(t.link as usize)
+            .filter(|s| s.sh_type == elf::SHT_STRTAB)
+            .and_then(|s| s.data(elf.data)),
     ) else {
         sink.report_at(
             &TABLE,
             hdr,
-            format!("symbol table '{}' or its string table (section {}) is not readable", t.name, t.link),
+            format!(
+                "symbol table '{}' or its string table (section {}) is not readable",
+                t.name, t.link
+            ),
         );
-        return Symbols { table: Some(t.index), symbols: Vec::new() };
+        return Symbols {
+            table: Some(t.index),
+            symbols: Vec::new(),
+        };
     };
     let mut symbols = Vec::with_capacity(data.len() / SYM_SIZE as usize);
     let mut bad_names = 0usize;
@@ -151,7 +165,10 @@ pub fn read(elf: &Elf, sink: &mut Sink) -> Symbols {
             format!("{bad_names} symbols of '{}' have a name outside the string table or not valid UTF-8", t.name),
         );
     }
-    Symbols { table: Some(t.index), symbols }
+    Symbols {
+        table: Some(t.index),
+        symbols,
+    }
 }
 
 /// A kernel as the symbol table shows it.
@@ -179,20 +196,34 @@ fn section_of<'e>(elf: &'e Elf, sym: &Symbol) -> Option<&'e Section> {
 pub fn kernels(elf: &Elf, syms: &Symbols, sink: &mut Sink) -> Vec<KernelSymbols> {
     let mut out: Vec<KernelSymbols> = Vec::new();
     for s in &syms.symbols {
-        let Some(name) = s.name.strip_suffix(".kd") else { continue };
+        let Some(name) = s.name.strip_suffix(".kd") else {
+            continue;
+        };
         if name.is_empty() || s.sym_type == STT_SECTION {
             continue;
         }
         sink.set_kernel(Some(name));
         if out.iter().any(|k| k.name == name) {
-            sink.report(&KD_DUPLICATE, format!("descriptor symbol {} is defined more than once", s.name));
+            sink.report(
+                &KD_DUPLICATE,
+                format!("descriptor symbol {} is defined more than once", s.name),
+            );
             continue;
         }
         if s.sym_type != STT_OBJECT {
-            sink.report(&KD_TYPE, format!("{} has symbol type {}, expected STT_OBJECT (1)", s.name, s.sym_type));
+            sink.report(
+                &KD_TYPE,
+                format!(
+                    "{} has symbol type {}, expected STT_OBJECT (1)",
+                    s.name, s.sym_type
+                ),
+            );
         }
         if s.size != 64 {
-            sink.report(&KD_SIZE, format!("{} has size {}, expected 64", s.name, s.size));
+            sink.report(
+                &KD_SIZE,
+                format!("{} has size {}, expected 64", s.name, s.size),
+            );
         }
         let sec = section_of(elf, s);
         let mut kd_offset = None;
@@ -239,7 +270,10 @@ pub fn kernels(elf: &Elf, syms: &Symbols, sink: &mut Sink) -> Vec<KernelSymbols>
             .find(|e| e.name == name && e.sym_type != STT_SECTION)
             .cloned();
         match &entry {
-            None => sink.report(&KERNEL_MISSING, format!("no kernel entry symbol '{name}' for {}", s.name)),
+            None => sink.report(
+                &KERNEL_MISSING,
+                format!("no kernel entry symbol '{name}' for {}", s.name),
+            ),
             Some(e) => {
                 let in_code = section_of(elf, e).is_some_and(|sec| sec.is_code());
                 if e.sym_type != STT_FUNC || !in_code {
@@ -254,7 +288,12 @@ pub fn kernels(elf: &Elf, syms: &Symbols, sink: &mut Sink) -> Vec<KernelSymbols>
                 }
             }
         }
-        out.push(KernelSymbols { name: name.to_owned(), kd: s.clone(), kd_offset, entry });
+        out.push(KernelSymbols {
+            name: name.to_owned(),
+            kd: s.clone(),
+            kd_offset,
+            entry,
+        });
     }
     sink.set_kernel(None);
     out
@@ -263,7 +302,13 @@ pub fn kernels(elf: &Elf, syms: &Symbols, sink: &mut Sink) -> Vec<KernelSymbols>
 /// Checks where a descriptor's entry offset leads: to the kernel symbol,
 /// 256-byte aligned, in code. `entry_offset` is the descriptor's
 /// kernel_code_entry_byte_offset as stored in the file.
-pub fn check_entry(elf: &Elf, syms: &Symbols, k: &KernelSymbols, entry_offset: i64, sink: &mut Sink) {
+pub fn check_entry(
+    elf: &Elf,
+    syms: &Symbols,
+    k: &KernelSymbols,
+    entry_offset: i64,
+    sink: &mut Sink,
+) {
     sink.set_kernel(Some(&k.name));
     let Some(kd_off) = k.kd_offset else { return };
     let field = kd_off + 16;
@@ -277,13 +322,20 @@ pub fn check_entry(elf: &Elf, syms: &Symbols, k: &KernelSymbols, entry_offset: i
         sink.report_at(
             &ENTRY_TARGET,
             field,
-            format!("descriptor at {:#x} plus entry offset {entry_offset} is a negative address", k.kd.value),
+            format!(
+                "descriptor at {:#x} plus entry offset {entry_offset} is a negative address",
+                k.kd.value
+            ),
         );
         sink.set_kernel(None);
         return;
     };
     if target % 256 != 0 {
-        sink.report_at(&ENTRY_ALIGN, field, format!("kernel entry {target:#x} is not 256-byte aligned"));
+        sink.report_at(
+            &ENTRY_ALIGN,
+            field,
+            format!("kernel entry {target:#x} is not 256-byte aligned"),
+        );
     }
     let in_code = elf
         .sections
@@ -320,11 +372,17 @@ fn check_entry_rel(elf: &Elf, syms: &Symbols, k: &KernelSymbols, field: u64, sin
     let kd_sec = k.kd.shndx as u32;
     let field_rel = k.kd.value.saturating_add(16);
     let mut found = Vec::new();
-    for rs in elf.sections.iter().filter(|s| s.sh_type == SHT_RELA && s.info == kd_sec) {
+    for rs in elf
+        .sections
+        .iter()
+        .filter(|s| s.sh_type == SHT_RELA && s.info == kd_sec)
+    {
         if Some(rs.link as usize) != syms.table {
             continue;
         }
-        let Some(data) = rs.data(elf.data) else { continue };
+        let Some(data) = rs.data(elf.data) else {
+            continue;
+        };
         for e in data.chunks_exact(RELA_SIZE as usize) {
             let r_offset = elf::le_u64(e, 0).unwrap_or(0);
             if r_offset != field_rel {
@@ -339,7 +397,11 @@ fn check_entry_rel(elf: &Elf, syms: &Symbols, k: &KernelSymbols, field: u64, sin
         sink.report_at(
             &ENTRY_RELOCATION,
             field,
-            format!("{} relocations apply to the entry offset field of {}; expected one R_AMDGPU_REL64", found.len(), k.kd.name),
+            format!(
+                "{} relocations apply to the entry offset field of {}; expected one R_AMDGPU_REL64",
+                found.len(),
+                k.kd.name
+            ),
         );
         return;
     };
@@ -352,7 +414,11 @@ fn check_entry_rel(elf: &Elf, syms: &Symbols, k: &KernelSymbols, field: u64, sin
         return;
     }
     let Some(sym) = syms.symbols.get(sym_idx) else {
-        sink.report_at(&ENTRY_RELOCATION, field, format!("the entry offset relocation names symbol {sym_idx}, which does not exist"));
+        sink.report_at(
+            &ENTRY_RELOCATION,
+            field,
+            format!("the entry offset relocation names symbol {sym_idx}, which does not exist"),
+        );
         return;
     };
     // Section-relative location of the entry the relocation resolves to.
@@ -372,6 +438,10 @@ fn check_entry_rel(elf: &Elf, syms: &Symbols, k: &KernelSymbols, field: u64, sin
             ),
         );
     } else if target % 256 != 0 {
-        sink.report_at(&ENTRY_ALIGN, field, format!("kernel entry at section offset {target:#x} is not 256-byte aligned"));
+        sink.report_at(
+            &ENTRY_ALIGN,
+            field,
+            format!("kernel entry at section offset {target:#x} is not 256-byte aligned"),
+        );
     }
 }

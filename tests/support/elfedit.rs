@@ -186,7 +186,7 @@ impl Obj {
     /// address are updated. Addresses of other sections do not move.
     pub fn replace_section(&mut self, name: &str, new: &[u8]) {
         let s = self.section(name);
-        while self.bytes.len() % 8 != 0 {
+        while !self.bytes.len().is_multiple_of(8) {
             self.bytes.push(0);
         }
         let off = self.bytes.len() as u64;
@@ -220,11 +220,11 @@ impl Obj {
         v.extend(n_type.to_le_bytes());
         v.extend(name.as_bytes());
         v.push(0);
-        while v.len() % 4 != 0 {
+        while !v.len().is_multiple_of(4) {
             v.push(0);
         }
         v.extend(desc);
-        while v.len() % 4 != 0 {
+        while !v.len().is_multiple_of(4) {
             v.push(0);
         }
         v
