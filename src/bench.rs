@@ -2,7 +2,7 @@
 //! `llvm-readobj --notes` over the very same code objects.
 
 use crate::input;
-use crate::report::check_members;
+use crate::report::for_each_member;
 use hsaco_oracle::check::check_object;
 use hsaco_oracle::container;
 use std::path::{Path, PathBuf};
@@ -46,7 +46,11 @@ pub fn run(paths: &[PathBuf], readobj: Option<&str>, repeat: u32) -> u8 {
     }
     let scans: Vec<_> = files.iter().map(|(p, b)| (p, container::scan(b))).collect();
     let objects: usize = scans.iter().map(|(_, s)| s.members.len()).sum();
-    let bytes: u64 = scans.iter().flat_map(|(_, s)| &s.members).map(|m| m.data.len() as u64).sum();
+    let bytes: u64 = scans
+        .iter()
+        .flat_map(|(_, s)| &s.members)
+        .map(|m| m.data.len() as u64)
+        .sum();
     if objects == 0 {
         eprintln!("hsaco-conform bench: no code objects in the given files");
         return 2;
@@ -67,14 +71,24 @@ pub fn run(paths: &[PathBuf], readobj: Option<&str>, repeat: u32) -> u8 {
         let mut errs = 0;
         for (p, b) in &files {
             let scan = container::scan(b);
-            let entries = check_members(&p.display().to_string(), &scan.members);
-            errs += entries.iter().filter(|e| e.violations.iter().any(|v| v.severity == hsaco_oracle::Severity::Error)).count();
+            for_each_member(&p.display().to_string(), &scan.members, &mut |e| {
+                if e.violations
+                    .iter()
+                    .any(|v| v.severity == hsaco_oracle::Severity::Error)
+                {
+                    errs += 1;
+                }
+            });
         }
         best = best.min(t.elapsed());
         errors_found = errs;
     }
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let ours = Figures { objects, bytes, time: best };
+    let ours = Figures {
+        objects,
+        bytes,
+        time: best,
+    };
     ours.print(&format!("oracle check ({threads} threads)"));
 
     // Oracle, one core, for a per-core figure.
@@ -84,7 +98,12 @@ pub fn run(paths: &[PathBuf], readobj: Option<&str>, repeat: u32) -> u8 {
             std::hint::black_box(check_object(m.data));
         }
     }
-    Figures { objects, bytes, time: t.elapsed() }.print("oracle check (1 thread)");
+    Figures {
+        objects,
+        bytes,
+        time: t.elapsed(),
+    }
+    .print("oracle check (1 thread)");
     println!("code objects with errors: {errors_found}");
 
     let Some(readobj) = readobj else { return 0 };
@@ -140,7 +159,11 @@ fn compare_readobj(
             c.wait().map_err(|e| format!("{readobj} failed: {e}"))?;
         }
     }
-    let theirs = Figures { objects: ours.objects, bytes: ours.bytes, time: t.elapsed() };
+    let theirs = Figures {
+        objects: ours.objects,
+        bytes: ours.bytes,
+        time: t.elapsed(),
+    };
     theirs.print(&format!("{readobj} --notes ({threads} procs)"));
     println!(
         "ratio: oracle full check is {:.1}x the speed of {readobj} --notes",

@@ -6,6 +6,7 @@ use crate::rules::{Sink, Violation};
 use crate::targets::{CodeObjectVersion, TargetId};
 use crate::{kd, metadata, notes, sgpr, symbols};
 use serde::Serialize;
+use std::collections::{HashMap, HashSet};
 
 /// Everything the oracle learned about one code object.
 #[derive(Debug, Serialize)]
@@ -47,7 +48,9 @@ pub struct KernelReport {
 impl ObjectReport {
     /// True if any violation has error severity.
     pub fn has_errors(&self) -> bool {
-        self.violations.iter().any(|v| v.severity == crate::Severity::Error)
+        self.violations
+            .iter()
+            .any(|v| v.severity == crate::Severity::Error)
     }
 }
 
@@ -94,15 +97,27 @@ fn check_parsed(elf: &Elf, sink: &mut Sink, report: &mut ObjectReport) {
 
     let syms = symbols::read(elf, sink);
     let kernels = symbols::kernels(elf, &syms, sink);
+    // Metadata kernel by `.symbol` (the first one, as a linear search would
+    // find), and the descriptor symbol names: large libraries hold thousands
+    // of kernels per object, so pairwise searching is quadratic.
+    let mut by_symbol: HashMap<&str, &metadata::Kernel> = HashMap::new();
+    if let Some(m) = &md {
+        for mk in &m.kernels {
+            if let Some(sym) = mk.symbol.as_deref() {
+                by_symbol.entry(sym).or_insert(mk);
+            }
+        }
+    }
     for k in &kernels {
-        let md_kernel = md
-            .as_ref()
-            .and_then(|m| m.kernels.iter().find(|mk| mk.symbol.as_deref() == Some(k.kd.name.as_str())));
+        let md_kernel = by_symbol.get(k.kd.name.as_str()).copied();
         if md.is_some() && md_kernel.is_none() {
             sink.set_kernel(Some(&k.name));
             sink.report(
                 &symbols::KD_NOT_IN_METADATA,
-                format!("descriptor symbol {} is not the .symbol of any metadata kernel", k.kd.name),
+                format!(
+                    "descriptor symbol {} is not the .symbol of any metadata kernel",
+                    k.kd.name
+                ),
             );
         }
         let mut kr = KernelReport {
@@ -136,9 +151,12 @@ fn check_parsed(elf: &Elf, sink: &mut Sink, report: &mut ObjectReport) {
         report.kernels.push(kr);
     }
     if let Some(m) = &md {
+        let kd_names: HashSet<&str> = kernels.iter().map(|k| k.kd.name.as_str()).collect();
         for mk in &m.kernels {
-            let Some(sym) = mk.symbol.as_deref() else { continue };
-            if !kernels.iter().any(|k| k.kd.name == sym) {
+            let Some(sym) = mk.symbol.as_deref() else {
+                continue;
+            };
+            if !kd_names.contains(sym) {
                 sink.set_kernel(mk.name.as_deref());
                 sink.report(
                     &symbols::METADATA_KERNEL_NO_KD,

@@ -22,7 +22,9 @@ use crate::msgpack::{self, Span, Value};
 use crate::rules::{Rule, Sink};
 use crate::targets::{CodeObjectVersion, TargetId};
 use serde::Serialize;
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
+use std::fmt;
 
 crate::declare_rules! {
     DECODE = (Error, "metadata.decode",
@@ -711,7 +713,7 @@ impl<'a> Node<'a> {
 
 /// A key's value after its kind was checked.
 enum Parsed<'a> {
-    Str(String),
+    Str(Cow<'a, str>),
     UInt(u64),
     Bool(bool),
     Ints(Vec<u64>),
@@ -740,6 +742,13 @@ impl<'a> Fields<'a> {
             .map(|(_, _, n)| *n)
     }
     fn str(&self, k: &str) -> Option<String> {
+        match self.get(k)? {
+            Parsed::Str(s) => Some(s.as_ref().to_owned()),
+            _ => None,
+        }
+    }
+    /// Like [`Fields::str`], borrowing from the decoded tree when it can.
+    fn text(&self, k: &str) -> Option<Cow<'a, str>> {
         match self.get(k)? {
             Parsed::Str(s) => Some(s.clone()),
             _ => None,
@@ -777,6 +786,95 @@ impl<'a> Fields<'a> {
     }
 }
 
+/// Names a key (or one element of its array value) in messages; written
+/// out only when a message is actually made, since nearly every key is
+/// fine.
+#[derive(Clone, Copy)]
+struct KeyCtx<'w> {
+    what: &'w dyn fmt::Display,
+    key: &'static str,
+    index: Option<usize>,
+}
+
+impl<'w> KeyCtx<'w> {
+    fn at(self, i: usize) -> KeyCtx<'w> {
+        KeyCtx {
+            index: Some(i),
+            ..self
+        }
+    }
+}
+
+impl fmt::Display for KeyCtx<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.what, self.key)?;
+        if let Some(i) = self.index {
+            write!(f, "[{i}]")?;
+        }
+        Ok(())
+    }
+}
+
+/// Names argument `index` of a kernel in messages (`kernel 0 (k) arg 2`);
+/// written out only when a message is made.
+struct ArgWhat<'w> {
+    kernel: &'w str,
+    index: usize,
+}
+
+impl fmt::Display for ArgWhat<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} arg {}", self.kernel, self.index)
+    }
+}
+
+/// The keys of one map seen so far, for duplicate detection with the
+/// equality of [`key_fingerprint`]. Metadata maps have a few dozen keys,
+/// so a linear scan over borrowed keys beats hashing a copy of each; big
+/// (hostile) maps switch to hashing so the cost stays linear.
+enum SeenKeys<'a> {
+    Few(Vec<&'a Value>),
+    Many(HashSet<Vec<u8>>),
+}
+
+impl<'a> SeenKeys<'a> {
+    const LINEAR_MAX: usize = 64;
+
+    fn new(entries: usize) -> Self {
+        if entries <= Self::LINEAR_MAX {
+            SeenKeys::Few(Vec::with_capacity(entries))
+        } else {
+            SeenKeys::Many(HashSet::new())
+        }
+    }
+
+    /// Records `k`; false if an equal key was recorded before.
+    fn insert(&mut self, k: &'a Value) -> bool {
+        match self {
+            SeenKeys::Few(keys) => {
+                if keys.iter().any(|prev| same_key(prev, k)) {
+                    return false;
+                }
+                keys.push(k);
+                true
+            }
+            SeenKeys::Many(set) => set.insert(key_fingerprint(k)),
+        }
+    }
+}
+
+/// `key_fingerprint(a) == key_fingerprint(b)`, without building the
+/// fingerprints for string keys (a string's fingerprint starts with 0xa0,
+/// which no other kind's encoding does, so a string never equals a
+/// non-string).
+fn same_key(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Str(x), Value::Str(y)) => x == y,
+        (Value::Str(_), _) | (_, Value::Str(_)) => false,
+        _ => key_fingerprint(a) == key_fingerprint(b),
+    }
+}
+
 struct Checker<'s> {
     base: u64,
     ctx: &'s Context,
@@ -797,13 +895,17 @@ impl Checker<'_> {
 
     /// Walks one map: duplicate keys, key classification, value kinds,
     /// required keys. `what` names the map in messages.
-    fn scan<'a>(&mut self, map: Node<'a>, level: Level, what: &str) -> Fields<'a> {
+    fn scan<'a>(&mut self, map: Node<'a>, level: Level, what: &dyn fmt::Display) -> Fields<'a> {
         let mut fields = Fields::default();
         let Some(entries) = map.v.as_map() else {
             return fields;
         };
-        let mut seen: HashSet<Vec<u8>> = HashSet::new();
-        let mut present: Vec<&'static str> = Vec::new();
+        let mut seen = SeenKeys::new(entries.len());
+        let defs = level.defs();
+        // Indices into `defs`; each def at most once (a repeat is a
+        // duplicate key and skipped above).
+        let mut present: Vec<usize> = Vec::with_capacity(entries.len().min(defs.len()));
+        fields.found.reserve(entries.len().min(defs.len()));
         for (i, (k, v)) in entries.iter().enumerate() {
             let kn = Node {
                 v: k,
@@ -813,7 +915,7 @@ impl Checker<'_> {
                 v,
                 s: map.s.and_then(|s| s.value(i)),
             };
-            if !seen.insert(key_fingerprint(k)) {
+            if !seen.insert(k) {
                 self.report(
                     &DUPLICATE_KEY,
                     Some(kn),
@@ -830,13 +932,17 @@ impl Checker<'_> {
                 fields.other.push(show_key(k));
                 continue;
             };
-            let text = String::from_utf8_lossy(kb).into_owned();
-            let Some(def) = level.defs().iter().find(|d| d.key.as_bytes() == kb) else {
+            let Some((di, def)) = defs
+                .iter()
+                .enumerate()
+                .find(|(_, d)| d.key.as_bytes() == kb)
+            else {
+                let text = String::from_utf8_lossy(kb).into_owned();
                 self.classify_unknown(kn, level, what, &text);
                 fields.other.push(text);
                 continue;
             };
-            present.push(def.key);
+            present.push(di);
             if self.ctx.cov < def.since {
                 self.report(
                     &KEY_VERSION,
@@ -851,8 +957,8 @@ impl Checker<'_> {
                 fields.found.push((def.key, p, vn));
             }
         }
-        for def in level.defs().iter().filter(|d| d.required) {
-            if !present.contains(&def.key) {
+        for (di, def) in defs.iter().enumerate().filter(|(_, d)| d.required) {
+            if !present.contains(&di) {
                 self.report(
                     level.missing_rule(),
                     Some(map),
@@ -863,7 +969,13 @@ impl Checker<'_> {
         fields
     }
 
-    fn classify_unknown(&mut self, kn: Node<'_>, level: Level, what: &str, text: &str) {
+    fn classify_unknown(
+        &mut self,
+        kn: Node<'_>,
+        level: Level,
+        what: &dyn fmt::Display,
+        text: &str,
+    ) {
         if text.starts_with(level.namespace()) {
             self.report(
                 &KEY_UNKNOWN,
@@ -887,8 +999,17 @@ impl Checker<'_> {
 
     /// Checks a value against its key's shape; reports and returns `None`
     /// if it does not fit.
-    fn parse<'a>(&mut self, def: &KeyDef, n: Node<'a>, what: &str) -> Option<Parsed<'a>> {
-        let ctx = format!("{what}: {}", def.key);
+    fn parse<'a>(
+        &mut self,
+        def: &KeyDef,
+        n: Node<'a>,
+        what: &dyn fmt::Display,
+    ) -> Option<Parsed<'a>> {
+        let ctx = KeyCtx {
+            what,
+            key: def.key,
+            index: None,
+        };
         let p = match def.shape {
             Shape::Str => Parsed::Str(self.string(n, &ctx)?),
             Shape::UInt => Parsed::UInt(self.uint(n, &ctx)?),
@@ -905,23 +1026,23 @@ impl Checker<'_> {
                 }
                 let mut out = Vec::with_capacity(len);
                 for (i, e) in items.iter().enumerate() {
-                    out.push(self.uint(n.element(i, e), &format!("{ctx}[{i}]"))?);
+                    out.push(self.uint(n.element(i, e), &ctx.at(i))?);
                 }
                 Parsed::Ints(out)
             }
             Shape::Strs => {
                 let items = self.array(n, &ctx)?;
-                let mut out = Vec::new();
+                let mut out = Vec::with_capacity(items.len());
                 for (i, e) in items.iter().enumerate() {
-                    if let Some(s) = self.string(n.element(i, e), &format!("{ctx}[{i}]")) {
-                        out.push(s);
+                    if let Some(s) = self.string(n.element(i, e), &ctx.at(i)) {
+                        out.push(s.into_owned());
                     }
                 }
                 Parsed::Strs(out)
             }
             Shape::Maps => {
                 let items = self.array(n, &ctx)?;
-                let mut out = Vec::new();
+                let mut out = Vec::with_capacity(items.len());
                 for (i, e) in items.iter().enumerate() {
                     if e.as_map().is_some() {
                         out.push(n.element(i, e));
@@ -937,7 +1058,7 @@ impl Checker<'_> {
             }
         };
         if let (Some(values), Parsed::Str(s)) = (def.values, &p) {
-            if !values.contains(&s.as_str()) {
+            if !values.contains(&s.as_ref()) {
                 self.report(
                     &VALUE_ENUM,
                     Some(n),
@@ -948,7 +1069,7 @@ impl Checker<'_> {
         Some(p)
     }
 
-    fn array<'a>(&mut self, n: Node<'a>, ctx: &str) -> Option<&'a [Value]> {
+    fn array<'a>(&mut self, n: Node<'a>, ctx: &KeyCtx<'_>) -> Option<&'a [Value]> {
         let a = n.v.as_array();
         if a.is_none() {
             self.report(
@@ -960,9 +1081,9 @@ impl Checker<'_> {
         a
     }
 
-    fn string(&mut self, n: Node<'_>, ctx: &str) -> Option<String> {
+    fn string<'a>(&mut self, n: Node<'a>, ctx: &KeyCtx<'_>) -> Option<Cow<'a, str>> {
         match n.v {
-            Value::Str(b) => Some(String::from_utf8_lossy(b).into_owned()),
+            Value::Str(b) => Some(String::from_utf8_lossy(b)),
             other => {
                 self.report(
                     &VALUE_TYPE,
@@ -974,7 +1095,7 @@ impl Checker<'_> {
         }
     }
 
-    fn uint(&mut self, n: Node<'_>, ctx: &str) -> Option<u64> {
+    fn uint(&mut self, n: Node<'_>, ctx: &KeyCtx<'_>) -> Option<u64> {
         match n.v {
             Value::UInt(u) => Some(*u),
             Value::Int(i) => match u64::try_from(*i) {
@@ -1016,7 +1137,7 @@ impl Checker<'_> {
         }
     }
 
-    fn boolean(&mut self, n: Node<'_>, ctx: &str) -> Option<bool> {
+    fn boolean(&mut self, n: Node<'_>, ctx: &KeyCtx<'_>) -> Option<bool> {
         match n.v {
             Value::Bool(b) => Some(*b),
             Value::Str(s) => match std::str::from_utf8(s).ok().and_then(parse_yaml_bool) {
@@ -1052,13 +1173,13 @@ impl Checker<'_> {
     }
 
     fn root(&mut self, root: Node<'_>) -> Metadata {
-        let f = self.scan(root, Level::Root, "metadata");
+        let mut f = self.scan(root, Level::Root, &"metadata");
         let mut md = Metadata {
             version: f.ints::<2>("amdhsa.version"),
             target: f.str("amdhsa.target"),
             printf: f.strs("amdhsa.printf"),
             kernels: Vec::new(),
-            other_keys: f.other.clone(),
+            other_keys: std::mem::take(&mut f.other),
         };
         if f.get("amdhsa.globals").is_some() {
             md.other_keys.push("amdhsa.globals".to_owned());
@@ -1092,13 +1213,16 @@ impl Checker<'_> {
             }
         }
 
-        let mut names: HashMap<String, usize> = HashMap::new();
-        let mut symbols: HashMap<String, usize> = HashMap::new();
+        // Keyed by the text in the decoded tree (borrowed unless it needed
+        // UTF-8 repair), equal to the kernels' `.name`/`.symbol`.
+        let mut names: HashMap<Cow<'_, str>, usize> = HashMap::new();
+        let mut symbols: HashMap<Cow<'_, str>, usize> = HashMap::new();
         for (i, kn) in f.maps("amdhsa.kernels").into_iter().enumerate() {
             let (k, kf) = self.kernel(kn, i);
             self.sink.set_kernel(k.name.as_deref());
             if let Some(name) = &k.name {
-                if let Some(first) = names.insert(name.clone(), i) {
+                let key = kf.text(".name").unwrap_or_else(|| Cow::Owned(name.clone()));
+                if let Some(first) = names.insert(key, i) {
                     self.report(
                         &KERNEL_DUPLICATE_NAME,
                         kf.node(".name"),
@@ -1107,7 +1231,10 @@ impl Checker<'_> {
                 }
             }
             if let Some(sym) = &k.symbol {
-                if let Some(first) = symbols.insert(sym.clone(), i) {
+                let key = kf
+                    .text(".symbol")
+                    .unwrap_or_else(|| Cow::Owned(sym.clone()));
+                if let Some(first) = symbols.insert(key, i) {
                     self.report(
                         &KERNEL_DUPLICATE_SYMBOL,
                         kf.node(".symbol"),
@@ -1174,13 +1301,13 @@ impl Checker<'_> {
         let label =
             kn.v.get(".name")
                 .and_then(Value::as_str_bytes)
-                .map(|b| String::from_utf8_lossy(b).into_owned());
+                .map(String::from_utf8_lossy);
         self.sink.set_kernel(label.as_deref());
         let what = match &label {
             Some(n) => format!("kernel {index} ({n})"),
             None => format!("kernel {index}"),
         };
-        let f = self.scan(kn, Level::Kernel, &what);
+        let mut f = self.scan(kn, Level::Kernel, &what);
         let mut k = Kernel {
             name: f.str(".name"),
             symbol: f.str(".symbol"),
@@ -1210,11 +1337,20 @@ impl Checker<'_> {
             workgroup_processor_mode: f.uint(".workgroup_processor_mode").map(|v| v != 0),
             uniform_work_group_size: f.uint(".uniform_work_group_size").map(|v| v != 0),
             cluster_dims: f.ints::<3>(".cluster_dims"),
-            other_keys: f.other.clone(),
+            other_keys: std::mem::take(&mut f.other),
         };
-        let mut arg_nodes = Vec::new();
-        for (i, an) in f.maps(".args").into_iter().enumerate() {
-            let af = self.scan(an, Level::Arg, &format!("{what} arg {i}"));
+        let arg_maps = f.maps(".args");
+        let mut arg_nodes = Vec::with_capacity(arg_maps.len());
+        k.args.reserve_exact(arg_maps.len());
+        for (i, an) in arg_maps.into_iter().enumerate() {
+            let mut af = self.scan(
+                an,
+                Level::Arg,
+                &ArgWhat {
+                    kernel: &what,
+                    index: i,
+                },
+            );
             k.args.push(Arg {
                 name: af.str(".name"),
                 type_name: af.str(".type_name"),
@@ -1230,7 +1366,7 @@ impl Checker<'_> {
                 is_restrict: af.bool(".is_restrict"),
                 is_volatile: af.bool(".is_volatile"),
                 is_pipe: af.bool(".is_pipe"),
-                other_keys: af.other.clone(),
+                other_keys: std::mem::take(&mut af.other),
             });
             arg_nodes.push((an, af));
         }
@@ -1241,7 +1377,7 @@ impl Checker<'_> {
 
     fn kernel_rules(&mut self, k: &Kernel, f: &Fields<'_>, what: &str) {
         if let (Some(name), Some(sym)) = (&k.name, &k.symbol) {
-            if *sym != format!("{name}.kd") {
+            if sym.strip_suffix(".kd") != Some(name.as_str()) {
                 self.report(
                     &KERNEL_SYMBOL_NAME,
                     f.node(".symbol"),
@@ -1349,7 +1485,10 @@ impl Checker<'_> {
     fn arg_rules(&mut self, k: &Kernel, args: &[(Node<'_>, Fields<'_>)], what: &str) {
         let cov = self.ctx.cov;
         for (i, (a, (_, af))) in k.args.iter().zip(args).enumerate() {
-            let what = format!("{what} arg {i}");
+            let what = ArgWhat {
+                kernel: what,
+                index: i,
+            };
             let kind = a.kind();
             if a.value_type.is_some() {
                 self.report(
@@ -1416,7 +1555,13 @@ impl Checker<'_> {
         self.overlaps(k, args, what);
     }
 
-    fn arg_kind_rules(&mut self, a: &Arg, kind: ValueKind, af: &Fields<'_>, what: &str) {
+    fn arg_kind_rules(
+        &mut self,
+        a: &Arg,
+        kind: ValueKind,
+        af: &Fields<'_>,
+        what: &dyn fmt::Display,
+    ) {
         use ValueKind as K;
         let mut misplaced = Vec::new();
         if a.pointee_align.is_some() && kind != K::DynamicSharedPointer {
@@ -1624,37 +1769,13 @@ fn printf_ok(s: &str) -> bool {
     parts.next().is_some()
 }
 
-/// True if `v` contains an extension value anywhere.
-fn find_ext<'a>(n: Node<'a>) -> Option<Node<'a>> {
-    match n.v {
-        Value::Ext(..) => Some(n),
-        Value::Array(a) => a
-            .iter()
-            .enumerate()
-            .find_map(|(i, e)| find_ext(n.element(i, e))),
-        Value::Map(m) => m.iter().enumerate().find_map(|(i, (k, v))| {
-            find_ext(Node {
-                v: k,
-                s: n.s.and_then(|s| s.key(i)),
-            })
-            .or_else(|| {
-                find_ext(Node {
-                    v,
-                    s: n.s.and_then(|s| s.value(i)),
-                })
-            })
-        }),
-        _ => None,
-    }
-}
-
 /// Checks the description of an `NT_AMDGPU_METADATA` note.
 ///
 /// `desc_offset` is the file offset of `desc`, so violations point into
 /// the file. Returns the model if the description decodes to a map (even
 /// if it breaks rules), `None` otherwise.
 pub fn check(desc: &[u8], desc_offset: u64, ctx: &Context, sink: &mut Sink) -> Option<Metadata> {
-    let (value, span, used) = match msgpack::decode_spanned(desc) {
+    let (value, span, used, first_ext) = match msgpack::decode_spanned_ext(desc) {
         Ok(d) => d,
         Err(e) => {
             let at = u64::try_from(e.offset)
@@ -1688,12 +1809,15 @@ pub fn check(desc: &[u8], desc_offset: u64, ctx: &Context, sink: &mut Sink) -> O
         v: &value,
         s: Some(&span),
     };
-    if let Some(ext) = find_ext(root) {
-        c.report(
-            &EXT_TYPE,
-            Some(ext),
-            "extension value in metadata".to_owned(),
-        );
+    if let Some(ext) = first_ext {
+        let at = u64::try_from(ext)
+            .ok()
+            .and_then(|o| desc_offset.checked_add(o));
+        let msg = "extension value in metadata".to_owned();
+        match at {
+            Some(o) => c.sink.report_at(&EXT_TYPE, o, msg),
+            None => c.sink.report(&EXT_TYPE, msg),
+        }
     }
     if value.as_map().is_none() {
         c.report(
@@ -2387,6 +2511,28 @@ mod tests {
         assert!(md.is_none());
         // The string at offset 1 is cut short: its payload starts at 2.
         assert_eq!(sink.violations[0].offset, Some(DESC_OFFSET + 2));
+    }
+
+    #[test]
+    fn first_extension_value_is_reported_at_its_format_byte() {
+        let mut c = base(CodeObjectVersion::V5);
+        set(
+            kernel(&mut c.doc, 0),
+            "x.first",
+            Value::Ext(5, vec![1, 2, 3]),
+        );
+        set(kernel(&mut c.doc, 0), "x.second", Value::Ext(6, vec![9]));
+        let bytes = msgpack::encode(&c.doc);
+        let first = [0xc7, 3, 5, 1, 2, 3];
+        let at = bytes.windows(first.len()).position(|w| w == first).unwrap();
+        let (sink, _) = run(&c);
+        let exts: Vec<_> = sink
+            .violations
+            .iter()
+            .filter(|v| v.rule == &EXT_TYPE)
+            .collect();
+        assert_eq!(exts.len(), 1);
+        assert_eq!(exts[0].offset, Some(DESC_OFFSET + at as u64));
     }
 
     #[test]

@@ -226,6 +226,8 @@ pub fn decode(bytes: &[u8]) -> Result<(Value, usize), DecodeError> {
         bytes,
         pos: 0,
         spans: false,
+        first_ext: None,
+        value_start: 0,
     };
     let (v, _) = d.value(0)?;
     Ok((v, d.pos))
@@ -233,13 +235,25 @@ pub fn decode(bytes: &[u8]) -> Result<(Value, usize), DecodeError> {
 
 /// Like [`decode`], and also returns where every value starts.
 pub fn decode_spanned(bytes: &[u8]) -> Result<(Value, Span, usize), DecodeError> {
+    let (v, s, used, _) = decode_spanned_ext(bytes)?;
+    Ok((v, s, used))
+}
+
+/// Like [`decode_spanned`], and also returns the offset of the first
+/// extension value in pre-order (keys before their values), which the
+/// decoder sees anyway; saves the metadata checker a walk over the tree.
+pub(crate) fn decode_spanned_ext(
+    bytes: &[u8],
+) -> Result<(Value, Span, usize, Option<usize>), DecodeError> {
     let mut d = Decoder {
         bytes,
         pos: 0,
         spans: true,
+        first_ext: None,
+        value_start: 0,
     };
     let (v, s) = d.value(0)?;
-    Ok((v, s, d.pos))
+    Ok((v, s, d.pos, d.first_ext))
 }
 
 struct Decoder<'a> {
@@ -247,6 +261,11 @@ struct Decoder<'a> {
     pos: usize,
     /// Whether to build [`Span`]s (skipped by plain [`decode`]).
     spans: bool,
+    /// Offset of the first extension value decoded so far.
+    first_ext: Option<usize>,
+    /// Offset of the format byte of the value being decoded (leaves only
+    /// need it, and a leaf decodes no nested value).
+    value_start: usize,
 }
 
 impl Decoder<'_> {
@@ -302,12 +321,18 @@ impl Decoder<'_> {
     }
 
     fn ext(&mut self, len: usize) -> Result<Value, DecodeError> {
+        if self.first_ext.is_none() {
+            // The format byte (and any length) precede the tag; values are
+            // decoded in pre-order, so the first one seen is the first.
+            self.first_ext = Some(self.value_start);
+        }
         let tag = self.u8()? as i8;
         Ok(Value::Ext(tag, self.bytes_of(len)?))
     }
 
     fn value(&mut self, depth: usize) -> Result<(Value, Span), DecodeError> {
         let start = self.pos;
+        self.value_start = start;
         let b = self.u8()?;
         let leaf = |v: Value| -> Result<(Value, Span), DecodeError> {
             Ok((
