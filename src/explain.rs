@@ -81,6 +81,12 @@ pub fn render(out: &mut String, title: &str, r: &ObjectReport) {
     if let Some(id) = r.target.as_deref().and_then(|t| TargetId::parse(t).ok()) {
         target_line(out, &id);
     }
+    if r.code_object_version == Some(2) {
+        let _ = writeln!(
+            out,
+            "code object V2 (amd_kernel_code_t, YAML metadata) is not modelled yet: only the ELF and note rules were checked"
+        );
+    }
     if let Some(md) = &r.metadata {
         metadata_line(out, md);
     }
