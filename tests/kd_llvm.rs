@@ -131,159 +131,16 @@ fn read_object(path: &Path) -> Object {
 
 // ---- llvm-objdump's `.amdhsa_` lines --------------------------------------
 
-/// One descriptor as llvm-objdump decodes it: directive (without
-/// `.amdhsa_`) to value, or the decoder's error line.
-type Decoded = Result<BTreeMap<String, u64>, String>;
-
-/// Decodes every descriptor of `file` with llvm-objdump-19.
-fn objdump_kds(t: &Tools, file: &Path, kernels: &[&str]) -> BTreeMap<String, Decoded> {
-    let syms: Vec<String> = kernels.iter().map(|k| format!("{k}.kd")).collect();
-    let out = run(Command::new(&t.objdump)
-        .arg("-D")
-        .arg(format!("--disassemble-symbols={}", syms.join(",")))
-        .arg(file));
-    let mut result = BTreeMap::new();
-    let mut current: Option<(String, Decoded)> = None;
-    for line in out.lines() {
-        // "0000000000001000 <name.kd>:" starts a descriptor.
-        if let Some(rest) = line.strip_suffix(".kd>:") {
-            if let Some((_, name)) = rest.rsplit_once('<') {
-                if let Some((n, r)) = current.take() {
-                    result.insert(n, r);
-                }
-                current = Some((name.to_owned(), Ok(BTreeMap::new())));
-                continue;
-            }
-        }
-        let Some((_, state)) = current.as_mut() else {
-            continue;
-        };
-        let l = line.trim();
-        if l.starts_with("; error decoding") {
-            *state = Err(l.to_owned());
-        } else if let (Some(d), Ok(map)) = (l.strip_prefix(".amdhsa_"), state.as_mut()) {
-            let mut it = d.split_whitespace();
-            let (Some(key), Some(val)) = (it.next(), it.next()) else {
-                continue;
-            };
-            if key == "kernel" {
-                continue;
-            }
-            let v: u64 = val.parse().unwrap_or_else(|_| panic!("bad value in {l:?}"));
-            assert!(
-                map.insert(key.to_owned(), v).is_none(),
-                "{key} printed twice"
-            );
-        }
-    }
-    if let Some((n, r)) = current.take() {
-        result.insert(n, r);
-    }
-    result
-}
-
-/// The value the oracle's decode gives for llvm-objdump's directive `d`
-/// (without `.amdhsa_`), or `None` if the oracle has no such field.
-fn oracle_directive(kd: &KernelDescriptor, target: &Target, d: &str) -> Option<u64> {
-    let b = |x: bool| Some(u64::from(x));
-    let w32 = kd.wave32(target);
-    Some(match d {
-        "group_segment_fixed_size" => kd.group_segment_fixed_size.into(),
-        "private_segment_fixed_size" => kd.private_segment_fixed_size.into(),
-        "kernarg_size" => kd.kernarg_size.into(),
-        "next_free_vgpr" => {
-            kd::max_vgprs_for_granulated(target, w32, kd.granulated_workitem_vgpr_count()).into()
-        }
-        "next_free_sgpr" => {
-            kd::max_sgprs_for_granulated(target, kd.granulated_wavefront_sgpr_count()).into()
-        }
-        // The decoder cannot recover these and prints 0.
-        "reserve_vcc" | "reserve_flat_scratch" | "reserve_xnack_mask" => 0,
-        "float_round_mode_32" => kd.float_round_mode_32().into(),
-        "float_round_mode_16_64" => kd.float_round_mode_16_64().into(),
-        "float_denorm_mode_32" => kd.float_denorm_mode_32().into(),
-        "float_denorm_mode_16_64" => kd.float_denorm_mode_16_64().into(),
-        "dx10_clamp" => return b(kd.enable_dx10_clamp()),
-        "ieee_mode" => return b(kd.enable_ieee_mode()),
-        "round_robin_scheduling" => return b(kd.enable_wg_rr_en()),
-        "fp16_overflow" => return b(kd.fp16_ovfl()),
-        "workgroup_processor_mode" => return b(kd.wgp_mode()),
-        "memory_ordered" => return b(kd.mem_ordered()),
-        "forward_progress" => return b(kd.fwd_progress()),
-        "system_sgpr_private_segment_wavefront_offset" | "enable_private_segment" => {
-            return b(kd.enable_private_segment())
-        }
-        "system_sgpr_workgroup_id_x" => return b(kd.enable_sgpr_workgroup_id_x()),
-        "system_sgpr_workgroup_id_y" => return b(kd.enable_sgpr_workgroup_id_y()),
-        "system_sgpr_workgroup_id_z" => return b(kd.enable_sgpr_workgroup_id_z()),
-        "system_sgpr_workgroup_info" => return b(kd.enable_sgpr_workgroup_info()),
-        "system_vgpr_workitem_id" => kd.enable_vgpr_workitem_id().into(),
-        "exception_fp_ieee_invalid_op" => {
-            return b(kd.enable_exception_ieee_754_fp_invalid_operation())
-        }
-        "exception_fp_denorm_src" => return b(kd.enable_exception_fp_denormal_source()),
-        "exception_fp_ieee_div_zero" => {
-            return b(kd.enable_exception_ieee_754_fp_division_by_zero())
-        }
-        "exception_fp_ieee_overflow" => return b(kd.enable_exception_ieee_754_fp_overflow()),
-        "exception_fp_ieee_underflow" => return b(kd.enable_exception_ieee_754_fp_underflow()),
-        "exception_fp_ieee_inexact" => return b(kd.enable_exception_ieee_754_fp_inexact()),
-        "exception_int_div_zero" => return b(kd.enable_exception_int_divide_by_zero()),
-        "user_sgpr_private_segment_buffer" => return b(kd.enable_sgpr_private_segment_buffer()),
-        "user_sgpr_dispatch_ptr" => return b(kd.enable_sgpr_dispatch_ptr()),
-        "user_sgpr_queue_ptr" => return b(kd.enable_sgpr_queue_ptr()),
-        "user_sgpr_kernarg_segment_ptr" => return b(kd.enable_sgpr_kernarg_segment_ptr()),
-        "user_sgpr_dispatch_id" => return b(kd.enable_sgpr_dispatch_id()),
-        "user_sgpr_flat_scratch_init" => return b(kd.enable_sgpr_flat_scratch_init()),
-        "user_sgpr_private_segment_size" => return b(kd.enable_sgpr_private_segment_size()),
-        "user_sgpr_kernarg_preload_length" => kd.kernarg_preload_length().into(),
-        "user_sgpr_kernarg_preload_offset" => kd.kernarg_preload_offset().into(),
-        "wavefront_size32" => return b(kd.enable_wavefront_size32()),
-        "uses_dynamic_stack" => return b(kd.uses_dynamic_stack()),
-        "accum_offset" => kd.accum_offset().into(),
-        "tg_split" => return b(kd.tg_split()),
-        "shared_vgpr_count" => kd.shared_vgpr_count().into(),
-        _ => return None,
-    })
-}
-
-/// Compares llvm-objdump's directives with the oracle's decode; returns the
-/// number of directives compared.
+/// Compares llvm-objdump's decode with the oracle's; returns the number of
+/// directives compared.
 fn compare(
     kernel: &str,
     dirs: &BTreeMap<String, u64>,
     kd: &KernelDescriptor,
     target: &Target,
 ) -> usize {
-    for (d, &v) in dirs {
-        let mine = oracle_directive(kd, target, d).unwrap_or_else(|| {
-            panic!("{target} {kernel}: llvm-objdump printed .amdhsa_{d}, unknown to the oracle")
-        });
-        assert_eq!(mine, v, "{target} {kernel}: .amdhsa_{d}");
-    }
-    // The oracle's field list covers what objdump shows for this target.
-    let names: BTreeSet<&str> = kd.fields(target).iter().map(|f| f.name).collect();
-    for (d, field) in [
-        ("fp16_overflow", "compute_pgm_rsrc1.fp16_ovfl"),
-        ("dx10_clamp", "compute_pgm_rsrc1.enable_dx10_clamp"),
-        (
-            "round_robin_scheduling",
-            "compute_pgm_rsrc1.enable_wg_rr_en",
-        ),
-        ("workgroup_processor_mode", "compute_pgm_rsrc1.wgp_mode"),
-        (
-            "wavefront_size32",
-            "kernel_code_properties.enable_wavefront_size32",
-        ),
-        ("accum_offset", "compute_pgm_rsrc3.accum_offset"),
-        ("tg_split", "compute_pgm_rsrc3.tg_split"),
-    ] {
-        assert_eq!(
-            dirs.contains_key(d),
-            names.contains(field),
-            "{target} {kernel}: objdump .amdhsa_{d} vs oracle field {field}"
-        );
-    }
+    let bad = support::objdump::mismatches(kernel, dirs, kd, target);
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
     dirs.len()
 }
 
@@ -293,7 +150,7 @@ fn compare(
 /// with that field cleared instead.
 fn objdump_and_compare(t: &Tools, dir: &Path, file: &Path, obj: &Object, target: &Target) -> usize {
     let names: Vec<&str> = obj.kds.iter().map(|d| d.name.as_str()).collect();
-    let decoded = objdump_kds(t, file, &names);
+    let decoded = support::objdump::decode(&t.objdump, file, &names);
     let mut patched = obj.bytes.clone();
     let mut retry = Vec::new();
     let mut compared = 0;
@@ -305,8 +162,7 @@ fn objdump_and_compare(t: &Tools, dir: &Path, file: &Path, obj: &Object, target:
             Ok(dirs) => compared += compare(&d.name, dirs, &d.kd, target),
             Err(e) => {
                 assert!(
-                    e.contains("GRANULATED_WAVEFRONT_SGPR_COUNT")
-                        && target.generation >= Generation::Gfx10,
+                    support::objdump::is_sgpr_granule_quirk(e, target, &d.kd),
                     "{target} {}: llvm-objdump rejects the descriptor: {e}",
                     d.name
                 );
@@ -317,9 +173,7 @@ fn objdump_and_compare(t: &Tools, dir: &Path, file: &Path, obj: &Object, target:
                     "{target} {}: oracle silent on {e}",
                     d.name
                 );
-                let at = d.file_offset + kd::offsets::COMPUTE_PGM_RSRC1 as usize + 1;
-                patched[at] &= !0x03; // rsrc1 bits 9:8
-                patched[at - 1] &= !0xC0; // rsrc1 bits 7:6
+                support::objdump::clear_sgpr_granule(&mut patched, d.file_offset);
                 retry.push(d);
             }
         }
@@ -331,7 +185,7 @@ fn objdump_and_compare(t: &Tools, dir: &Path, file: &Path, obj: &Object, target:
         ));
         std::fs::write(&copy, &patched).unwrap();
         let names: Vec<&str> = retry.iter().map(|d| d.name.as_str()).collect();
-        let decoded = objdump_kds(t, &copy, &names);
+        let decoded = support::objdump::decode(&t.objdump, &copy, &names);
         for d in retry {
             let kd = KernelDescriptor::from_slice(&patched[d.file_offset..]).unwrap();
             assert_eq!(kd.granulated_wavefront_sgpr_count(), 0);
