@@ -2,7 +2,7 @@
 //! printing text or JSON reports.
 
 use crate::input::{self, Input};
-use hsaco_oracle::check::{check_object, ObjectReport};
+use hsaco_oracle::check::{check_object_with, Detail, ObjectReport};
 use hsaco_oracle::container;
 use hsaco_oracle::{Severity, Violation};
 use serde::Serialize;
@@ -108,8 +108,9 @@ fn failed(path: &str, member: Option<String>, error: String) -> FileEntry {
 
 /// Checks every code object of one file, in parallel across members, and
 /// hands each entry to `each` in member order; false if the file was found
-/// in a directory and holds no code object.
-pub fn check_file(inp: &Input, each: &mut dyn FnMut(FileEntry)) -> bool {
+/// in a directory and holds no code object. `detail` says how much of the
+/// typed view each entry carries.
+pub fn check_file(inp: &Input, detail: Detail, each: &mut dyn FnMut(FileEntry)) -> bool {
     let path = inp.path.display().to_string();
     let bytes = match input::map(&inp.path) {
         Ok(b) => b,
@@ -129,7 +130,7 @@ pub fn check_file(inp: &Input, each: &mut dyn FnMut(FileEntry)) -> bool {
         }
         return inp.explicit;
     }
-    for_each_member(&path, &scan.members, each);
+    for_each_member(&path, &scan.members, detail, each);
     for e in scan.errors {
         each(failed(&path, None, e));
     }
@@ -141,13 +142,22 @@ pub fn check_file(inp: &Input, each: &mut dyn FnMut(FileEntry)) -> bool {
 /// Streaming (rather than collecting every entry of a file first) keeps
 /// memory flat on libraries with hundreds of objects and lets the caller
 /// print while the workers check.
-pub fn for_each_member(path: &str, members: &[container::Member], each: &mut dyn FnMut(FileEntry)) {
+pub fn for_each_member(
+    path: &str,
+    members: &[container::Member],
+    detail: Detail,
+    each: &mut dyn FnMut(FileEntry),
+) {
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(members.len().max(1));
     if threads <= 1 {
         for m in members {
-            each(entry(path, m.name.clone(), check_object(m.data)));
+            each(entry(
+                path,
+                m.name.clone(),
+                check_object_with(m.data, detail),
+            ));
         }
         return;
     }
@@ -160,7 +170,7 @@ pub fn for_each_member(path: &str, members: &[container::Member], each: &mut dyn
             s.spawn(move || loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some(m) = members.get(i) else { break };
-                let e = entry(path, m.name.clone(), check_object(m.data));
+                let e = entry(path, m.name.clone(), check_object_with(m.data, detail));
                 if tx.send((i, e)).is_err() {
                     break;
                 }
@@ -187,6 +197,13 @@ pub fn run_check(paths: &[PathBuf], json: bool, verbose: bool) -> u8 {
     let mut out = io::BufWriter::new(stdout.lock());
     let mut summary = Summary::default();
     let mut first = true;
+    // Text output shows only violations and counts, so it skips building
+    // descriptor fields, register layouts and metadata copies.
+    let detail = if json {
+        Detail::Full
+    } else {
+        Detail::Violations
+    };
     if json {
         let _ = out.write_all(b"{\"files\":[");
     }
@@ -212,7 +229,7 @@ pub fn run_check(paths: &[PathBuf], json: bool, verbose: bool) -> u8 {
     }
     for inp in &inputs {
         summary.files += 1;
-        let found = check_file(inp, &mut |e| emit(e, &mut summary, &mut out));
+        let found = check_file(inp, detail, &mut |e| emit(e, &mut summary, &mut out));
         if !found {
             summary.skipped += 1;
         }

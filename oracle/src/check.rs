@@ -2,6 +2,7 @@
 //! object and gathers the typed view (target, kernels) with the violations.
 
 use crate::elf::Elf;
+use crate::metadata::FastHash;
 use crate::rules::{Sink, Violation};
 use crate::targets::{CodeObjectVersion, TargetId};
 use crate::{kd, metadata, notes, sgpr, symbols};
@@ -54,8 +55,28 @@ impl ObjectReport {
     }
 }
 
-/// Checks one code object (the bytes of one ELF file).
+/// How much of the typed view [`check_object_with`] builds. Every rule is
+/// evaluated either way, so the violations are the same.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Detail {
+    /// Everything: descriptor fields, initial register state and metadata
+    /// per kernel (for JSON output and `explain`).
+    Full,
+    /// Only what text reports need: violations, and each kernel's name,
+    /// descriptor offset and raw descriptor; `fields` stays empty and
+    /// `initial_state`, `metadata` stay `None`.
+    Violations,
+}
+
+/// Checks one code object (the bytes of one ELF file), building the full
+/// typed view.
 pub fn check_object(data: &[u8]) -> ObjectReport {
+    check_object_with(data, Detail::Full)
+}
+
+/// Checks one code object, building as much of the typed view as `detail`
+/// asks for.
+pub fn check_object_with(data: &[u8], detail: Detail) -> ObjectReport {
     let mut sink = Sink::new();
     let mut report = ObjectReport {
         target: None,
@@ -66,13 +87,14 @@ pub fn check_object(data: &[u8]) -> ObjectReport {
         metadata: None,
     };
     if let Some(elf) = Elf::parse(data, &mut sink) {
-        check_parsed(&elf, &mut sink, &mut report);
+        check_parsed(&elf, detail, &mut sink, &mut report);
     }
     report.violations = sink.violations;
     report
 }
 
-fn check_parsed(elf: &Elf, sink: &mut Sink, report: &mut ObjectReport) {
+fn check_parsed(elf: &Elf, detail: Detail, sink: &mut Sink, report: &mut ObjectReport) {
+    let full = detail == Detail::Full;
     report.elf_type = Some(match elf.header.e_type {
         crate::elf::ET_REL => "ET_REL".to_owned(),
         crate::elf::ET_DYN => "ET_DYN".to_owned(),
@@ -92,25 +114,28 @@ fn check_parsed(elf: &Elf, sink: &mut Sink, report: &mut ObjectReport) {
     }
     let md = md_note.and_then(|n| {
         let ctx = metadata::Context { cov, target_id };
-        metadata::check(n.desc, n.desc_offset, &ctx, sink)
+        metadata::check_parts(n.desc, n.desc_offset, &ctx, sink, full)
     });
+    let (md_kernels, md_model) = match md {
+        Some((k, m)) => (Some(k), m),
+        None => (None, None),
+    };
 
     let syms = symbols::read(elf, sink);
     let kernels = symbols::kernels(elf, &syms, sink);
     // Metadata kernel by `.symbol` (the first one, as a linear search would
     // find), and the descriptor symbol names: large libraries hold thousands
     // of kernels per object, so pairwise searching is quadratic.
-    let mut by_symbol: HashMap<&str, &metadata::Kernel> = HashMap::new();
-    if let Some(m) = &md {
-        for mk in &m.kernels {
-            if let Some(sym) = mk.symbol.as_deref() {
-                by_symbol.entry(sym).or_insert(mk);
-            }
+    let mut by_symbol: HashMap<&str, usize, FastHash> = HashMap::default();
+    for (i, mk) in md_kernels.iter().flatten().enumerate() {
+        if let Some(sym) = mk.symbol.as_deref() {
+            by_symbol.entry(sym).or_insert(i);
         }
     }
     for k in &kernels {
-        let md_kernel = by_symbol.get(k.kd.name.as_str()).copied();
-        if md.is_some() && md_kernel.is_none() {
+        let md_index = by_symbol.get(k.kd.name.as_str()).copied();
+        let md_kernel = md_index.and_then(|i| md_kernels.as_ref()?.get(i));
+        if md_kernels.is_some() && md_kernel.is_none() {
             sink.set_kernel(Some(&k.name));
             sink.report(
                 &symbols::KD_NOT_IN_METADATA,
@@ -126,7 +151,8 @@ fn check_parsed(elf: &Elf, sink: &mut Sink, report: &mut ObjectReport) {
             descriptor: None,
             fields: Vec::new(),
             initial_state: None,
-            metadata: md_kernel.cloned(),
+            // The model lists the kernels in the same order as the refs.
+            metadata: md_index.and_then(|i| md_model.as_ref()?.kernels.get(i).cloned()),
         };
         let bytes = k
             .kd_offset
@@ -140,19 +166,22 @@ fn check_parsed(elf: &Elf, sink: &mut Sink, report: &mut ObjectReport) {
                 desc.check(t, cov, off, sink);
                 sgpr::check(&desc, t, off, sink);
                 if let Some(mk) = md_kernel {
-                    desc.check_against_metadata(&facts(mk), t, cov, off, sink);
+                    desc.check_against_metadata(&mk.facts, t, cov, off, sink);
                 }
-                kr.fields = desc.fields(t);
-                kr.initial_state = Some(sgpr::initial_state(&desc, t));
+                if full {
+                    kr.fields = desc.fields(t);
+                    kr.initial_state = Some(sgpr::initial_state(&desc, t));
+                }
                 sink.set_kernel(None);
             }
             kr.descriptor = Some(desc);
         }
         report.kernels.push(kr);
     }
-    if let Some(m) = &md {
-        let kd_names: HashSet<&str> = kernels.iter().map(|k| k.kd.name.as_str()).collect();
-        for mk in &m.kernels {
+    if let Some(mks) = &md_kernels {
+        let kd_names: HashSet<&str, FastHash> =
+            kernels.iter().map(|k| k.kd.name.as_str()).collect();
+        for mk in mks {
             let Some(sym) = mk.symbol.as_deref() else {
                 continue;
             };
@@ -166,19 +195,5 @@ fn check_parsed(elf: &Elf, sink: &mut Sink, report: &mut ObjectReport) {
         }
         sink.set_kernel(None);
     }
-    report.metadata = md;
-}
-
-fn facts(mk: &metadata::Kernel) -> kd::MetadataFacts {
-    kd::MetadataFacts {
-        sgpr_count: mk.sgpr_count,
-        vgpr_count: mk.vgpr_count,
-        agpr_count: mk.agpr_count,
-        wavefront_size: mk.wavefront_size,
-        group_segment_fixed_size: mk.group_segment_fixed_size,
-        private_segment_fixed_size: mk.private_segment_fixed_size,
-        kernarg_segment_size: mk.kernarg_segment_size,
-        uses_dynamic_stack: mk.uses_dynamic_stack,
-        workgroup_processor_mode: mk.workgroup_processor_mode,
-    }
+    report.metadata = md_model;
 }

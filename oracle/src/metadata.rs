@@ -18,7 +18,7 @@
 //! arguments, version or target contradicting the ELF header), otherwise
 //! warnings.
 
-use crate::msgpack::{self, Span, Value};
+use crate::msgpack::{self, Flat, Raw, Value};
 use crate::rules::{Rule, Sink};
 use crate::targets::{CodeObjectVersion, TargetId};
 use serde::Serialize;
@@ -695,94 +695,130 @@ impl Level {
     }
 }
 
-/// A decoded value with its position.
-#[derive(Clone, Copy)]
-struct Node<'a> {
-    v: &'a Value,
-    s: Option<&'a Span>,
+/// Index of a value in the decoded [`Flat`] document.
+type Node = usize;
+
+/// Index of `key` in `defs`, at compile time (see [`kdef!`]).
+const fn def_index(defs: &[KeyDef], key: &str) -> usize {
+    let mut i = 0;
+    while i < defs.len() {
+        let (a, b) = (defs[i].key.as_bytes(), key.as_bytes());
+        if a.len() == b.len() {
+            let mut j = 0;
+            while j < a.len() && a[j] == b[j] {
+                j += 1;
+            }
+            if j == a.len() {
+                return i;
+            }
+        }
+        i += 1;
+    }
+    panic!("metadata key is not in the table")
 }
 
-impl<'a> Node<'a> {
-    fn element(&self, i: usize, v: &'a Value) -> Node<'a> {
-        Node {
-            v,
-            s: self.s.and_then(|s| s.element(i)),
-        }
-    }
+/// The index of a known key in its level's table, checked at compile time,
+/// so field look-ups are array accesses rather than string searches.
+macro_rules! kdef {
+    (root $key:literal) => {
+        const { def_index(ROOT_KEYS, $key) }
+    };
+    (kernel $key:literal) => {
+        const { def_index(KERNEL_KEYS, $key) }
+    };
+    (arg $key:literal) => {
+        const { def_index(ARG_KEYS, $key) }
+    };
 }
+
+/// Table sizes, for the fixed-size field arrays.
+const ROOT_N: usize = ROOT_KEYS.len();
+const KERNEL_N: usize = KERNEL_KEYS.len();
+const ARG_N: usize = ARG_KEYS.len();
+// Known keys seen in a map are tracked in a u64 bit set.
+const _: () = assert!(ROOT_N <= 64 && KERNEL_N <= 64 && ARG_N <= 64);
 
 /// A key's value after its kind was checked.
 enum Parsed<'a> {
     Str(Cow<'a, str>),
     UInt(u64),
     Bool(bool),
-    Ints(Vec<u64>),
+    /// Up to three integers (the longest `Shape::Ints`) and how many.
+    Ints([u64; 3], usize),
     Strs(Vec<String>),
-    Maps(Vec<Node<'a>>),
+    /// The array; its elements that are maps are the entries.
+    Maps(Node),
 }
 
-/// The known keys found in one map, and the others' names.
-#[derive(Default)]
-struct Fields<'a> {
-    found: Vec<(&'static str, Parsed<'a>, Node<'a>)>,
+/// The known keys found in one map, by index in the level's table, and the
+/// others' names.
+struct Fields<'a, const N: usize> {
+    found: [Option<(Parsed<'a>, Node)>; N],
     other: Vec<String>,
 }
 
-impl<'a> Fields<'a> {
-    fn get(&self, k: &str) -> Option<&Parsed<'a>> {
-        self.found
-            .iter()
-            .find(|(n, _, _)| *n == k)
-            .map(|(_, p, _)| p)
-    }
-    fn node(&self, k: &str) -> Option<Node<'a>> {
-        self.found
-            .iter()
-            .find(|(n, _, _)| *n == k)
-            .map(|(_, _, n)| *n)
-    }
-    fn str(&self, k: &str) -> Option<String> {
-        match self.get(k)? {
-            Parsed::Str(s) => Some(s.as_ref().to_owned()),
-            _ => None,
+impl<'a, const N: usize> Fields<'a, N> {
+    fn new() -> Self {
+        Fields {
+            found: std::array::from_fn(|_| None),
+            other: Vec::new(),
         }
     }
-    /// Like [`Fields::str`], borrowing from the decoded tree when it can.
-    fn text(&self, k: &str) -> Option<Cow<'a, str>> {
+    fn get(&self, k: usize) -> Option<&Parsed<'a>> {
+        self.found.get(k)?.as_ref().map(|(p, _)| p)
+    }
+    fn node(&self, k: usize) -> Option<Node> {
+        self.found.get(k)?.as_ref().map(|(_, n)| *n)
+    }
+    fn text(&self, k: usize) -> Option<Cow<'a, str>> {
         match self.get(k)? {
             Parsed::Str(s) => Some(s.clone()),
             _ => None,
         }
     }
-    fn uint(&self, k: &str) -> Option<u64> {
+    fn uint(&self, k: usize) -> Option<u64> {
         match self.get(k)? {
             Parsed::UInt(u) => Some(*u),
             _ => None,
         }
     }
-    fn bool(&self, k: &str) -> Option<bool> {
+    fn bool(&self, k: usize) -> Option<bool> {
         match self.get(k)? {
             Parsed::Bool(b) => Some(*b),
             _ => None,
         }
     }
-    fn ints<const N: usize>(&self, k: &str) -> Option<[u64; N]> {
+    fn ints<const M: usize>(&self, k: usize) -> Option<[u64; M]> {
         match self.get(k)? {
-            Parsed::Ints(v) => v.as_slice().try_into().ok(),
+            Parsed::Ints(v, n) if *n == M => v.get(..M)?.try_into().ok(),
             _ => None,
         }
     }
-    fn strs(&self, k: &str) -> Vec<String> {
+    fn strs(&self, k: usize) -> Vec<String> {
         match self.get(k) {
             Some(Parsed::Strs(v)) => v.clone(),
             _ => Vec::new(),
         }
     }
-    fn maps(&self, k: &str) -> Vec<Node<'a>> {
+    fn nodes(&self) -> Nodes<N> {
+        Nodes(std::array::from_fn(|k| self.node(k).unwrap_or(usize::MAX)))
+    }
+    fn maps(&self, k: usize) -> Option<Node> {
         match self.get(k) {
-            Some(Parsed::Maps(v)) => v.clone(),
-            _ => Vec::new(),
+            Some(Parsed::Maps(n)) => Some(*n),
+            _ => None,
         }
+    }
+}
+
+/// Where each known key's value is, by index in the level's table, kept
+/// after the parsed values are taken (`usize::MAX`: absent).
+#[derive(Clone, Copy)]
+struct Nodes<const N: usize>([usize; N]);
+
+impl<const N: usize> Nodes<N> {
+    fn get(&self, k: usize) -> Option<Node> {
+        self.0.get(k).copied().filter(|&n| n != usize::MAX)
     }
 }
 
@@ -818,7 +854,7 @@ impl fmt::Display for KeyCtx<'_> {
 /// Names argument `index` of a kernel in messages (`kernel 0 (k) arg 2`);
 /// written out only when a message is made.
 struct ArgWhat<'w> {
-    kernel: &'w str,
+    kernel: &'w dyn fmt::Display,
     index: usize,
 }
 
@@ -828,64 +864,218 @@ impl fmt::Display for ArgWhat<'_> {
     }
 }
 
+/// Names kernel `index` in messages (`kernel 3 (name)`); written out only
+/// when a message is made.
+struct KernelWhat<'a> {
+    index: usize,
+    label: Option<Cow<'a, str>>,
+}
+
+impl fmt::Display for KernelWhat<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.label {
+            Some(n) => write!(f, "kernel {} ({n})", self.index),
+            None => write!(f, "kernel {}", self.index),
+        }
+    }
+}
+
 /// The keys of one map seen so far, for duplicate detection with the
-/// equality of [`key_fingerprint`]. Metadata maps have a few dozen keys,
-/// so a linear scan over borrowed keys beats hashing a copy of each; big
-/// (hostile) maps switch to hashing so the cost stays linear.
-enum SeenKeys<'a> {
-    Few(Vec<&'a Value>),
-    Many(HashSet<Vec<u8>>),
+/// equality of [`key_fingerprint`]: known keys in a bit set by table
+/// index, other string keys by their bytes, other kinds by fingerprint.
+/// Strings never equal non-strings, and a known key never equals an
+/// unknown one, so the three sets are disjoint.
+struct SeenKeys<'a> {
+    known: u64,
+    unknown: Vec<&'a [u8]>,
+    unknown_many: HashSet<&'a [u8]>,
+    non_str: HashSet<Vec<u8>>,
 }
 
 impl<'a> SeenKeys<'a> {
+    /// Beyond this many unknown keys (only hostile input has them), hash.
     const LINEAR_MAX: usize = 64;
 
-    fn new(entries: usize) -> Self {
-        if entries <= Self::LINEAR_MAX {
-            SeenKeys::Few(Vec::with_capacity(entries))
-        } else {
-            SeenKeys::Many(HashSet::new())
+    fn new() -> Self {
+        SeenKeys {
+            known: 0,
+            unknown: Vec::new(),
+            unknown_many: HashSet::new(),
+            non_str: HashSet::new(),
         }
     }
 
-    /// Records `k`; false if an equal key was recorded before.
-    fn insert(&mut self, k: &'a Value) -> bool {
-        match self {
-            SeenKeys::Few(keys) => {
-                if keys.iter().any(|prev| same_key(prev, k)) {
-                    return false;
-                }
-                keys.push(k);
-                true
+    /// Records known key `di`; false if it was recorded before.
+    fn known(&mut self, di: usize) -> bool {
+        let bit = 1u64 << (di % 64);
+        let new = self.known & bit == 0;
+        self.known |= bit;
+        new
+    }
+
+    /// Records an unknown string key; false if it was recorded before.
+    fn unknown(&mut self, k: &'a [u8]) -> bool {
+        if self.unknown.len() < Self::LINEAR_MAX {
+            if self.unknown.contains(&k) {
+                return false;
             }
-            SeenKeys::Many(set) => set.insert(key_fingerprint(k)),
+            self.unknown.push(k);
+            true
+        } else {
+            !self.unknown.contains(&k) && self.unknown_many.insert(k)
         }
     }
 }
 
-/// `key_fingerprint(a) == key_fingerprint(b)`, without building the
-/// fingerprints for string keys (a string's fingerprint starts with 0xa0,
-/// which no other kind's encoding does, so a string never equals a
-/// non-string).
-fn same_key(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Str(x), Value::Str(y)) => x == y,
-        (Value::Str(_), _) | (_, Value::Str(_)) => false,
-        _ => key_fingerprint(a) == key_fingerprint(b),
+/// One kernel's metadata as the rules see it, borrowing strings from the
+/// note; [`Kernel`] is its owned form.
+struct KernelView<'a> {
+    name: Option<Cow<'a, str>>,
+    symbol: Option<Cow<'a, str>>,
+    language: Option<Cow<'a, str>>,
+    language_version: Option<[u64; 2]>,
+    reqd_workgroup_size: Option<[u64; 3]>,
+    workgroup_size_hint: Option<[u64; 3]>,
+    vec_type_hint: Option<Cow<'a, str>>,
+    device_enqueue_symbol: Option<Cow<'a, str>>,
+    kernarg_segment_size: Option<u64>,
+    group_segment_fixed_size: Option<u64>,
+    private_segment_fixed_size: Option<u64>,
+    kernarg_segment_align: Option<u64>,
+    wavefront_size: Option<u64>,
+    sgpr_count: Option<u64>,
+    vgpr_count: Option<u64>,
+    agpr_count: Option<u64>,
+    max_flat_workgroup_size: Option<u64>,
+    max_num_workgroups_x: Option<u64>,
+    max_num_workgroups_y: Option<u64>,
+    max_num_workgroups_z: Option<u64>,
+    sgpr_spill_count: Option<u64>,
+    vgpr_spill_count: Option<u64>,
+    kind: Option<Cow<'a, str>>,
+    uses_dynamic_stack: Option<bool>,
+    workgroup_processor_mode: Option<bool>,
+    uniform_work_group_size: Option<bool>,
+    cluster_dims: Option<[u64; 3]>,
+    other_keys: Vec<String>,
+}
+
+impl KernelView<'_> {
+    fn to_owned_kernel(&self, args: Vec<Arg>) -> Kernel {
+        let s = |c: &Option<Cow<'_, str>>| c.as_deref().map(str::to_owned);
+        Kernel {
+            name: s(&self.name),
+            symbol: s(&self.symbol),
+            language: s(&self.language),
+            language_version: self.language_version,
+            args,
+            reqd_workgroup_size: self.reqd_workgroup_size,
+            workgroup_size_hint: self.workgroup_size_hint,
+            vec_type_hint: s(&self.vec_type_hint),
+            device_enqueue_symbol: s(&self.device_enqueue_symbol),
+            kernarg_segment_size: self.kernarg_segment_size,
+            group_segment_fixed_size: self.group_segment_fixed_size,
+            private_segment_fixed_size: self.private_segment_fixed_size,
+            kernarg_segment_align: self.kernarg_segment_align,
+            wavefront_size: self.wavefront_size,
+            sgpr_count: self.sgpr_count,
+            vgpr_count: self.vgpr_count,
+            agpr_count: self.agpr_count,
+            max_flat_workgroup_size: self.max_flat_workgroup_size,
+            max_num_workgroups_x: self.max_num_workgroups_x,
+            max_num_workgroups_y: self.max_num_workgroups_y,
+            max_num_workgroups_z: self.max_num_workgroups_z,
+            sgpr_spill_count: self.sgpr_spill_count,
+            vgpr_spill_count: self.vgpr_spill_count,
+            kind: s(&self.kind),
+            uses_dynamic_stack: self.uses_dynamic_stack,
+            workgroup_processor_mode: self.workgroup_processor_mode,
+            uniform_work_group_size: self.uniform_work_group_size,
+            cluster_dims: self.cluster_dims,
+            other_keys: self.other_keys.clone(),
+        }
     }
 }
 
-struct Checker<'s> {
+/// One argument as the rules see it; [`Arg`] is its owned form.
+struct ArgView<'a> {
+    name: Option<Cow<'a, str>>,
+    type_name: Option<Cow<'a, str>>,
+    size: Option<u64>,
+    offset: Option<u64>,
+    value_kind: Option<Cow<'a, str>>,
+    value_type: Option<Cow<'a, str>>,
+    pointee_align: Option<u64>,
+    address_space: Option<Cow<'a, str>>,
+    access: Option<Cow<'a, str>>,
+    actual_access: Option<Cow<'a, str>>,
+    is_const: Option<bool>,
+    is_restrict: Option<bool>,
+    is_volatile: Option<bool>,
+    is_pipe: Option<bool>,
+    other_keys: Vec<String>,
+    /// `.value_kind` parsed, if it is one LLVM knows.
+    kind: Option<ValueKind>,
+    /// Where each known key's value is, for messages.
+    nodes: Nodes<ARG_N>,
+}
+
+impl ArgView<'_> {
+    fn kind(&self) -> Option<ValueKind> {
+        self.kind
+    }
+
+    fn to_owned_arg(&self) -> Arg {
+        let s = |c: &Option<Cow<'_, str>>| c.as_deref().map(str::to_owned);
+        Arg {
+            name: s(&self.name),
+            type_name: s(&self.type_name),
+            size: self.size,
+            offset: self.offset,
+            value_kind: s(&self.value_kind),
+            value_type: s(&self.value_type),
+            pointee_align: self.pointee_align,
+            address_space: s(&self.address_space),
+            access: s(&self.access),
+            actual_access: s(&self.actual_access),
+            is_const: self.is_const,
+            is_restrict: self.is_restrict,
+            is_volatile: self.is_volatile,
+            is_pipe: self.is_pipe,
+            other_keys: self.other_keys.clone(),
+        }
+    }
+}
+
+/// What the whole-object check needs of one metadata kernel, borrowing
+/// from the note.
+pub(crate) struct KernelRef<'a> {
+    /// `.name`.
+    pub name: Option<Cow<'a, str>>,
+    /// `.symbol`.
+    pub symbol: Option<Cow<'a, str>>,
+    /// The values the descriptor is checked against.
+    pub facts: crate::kd::MetadataFacts,
+}
+
+struct Checker<'s, 'a> {
     base: u64,
     ctx: &'s Context,
     sink: &'s mut Sink,
+    doc: &'s Flat<'a>,
+    /// Whether to build the owned [`Metadata`] model.
+    full: bool,
 }
 
-impl Checker<'_> {
-    fn report(&mut self, rule: &'static Rule, node: Option<Node<'_>>, msg: String) {
+impl<'a> Checker<'_, 'a> {
+    fn raw(&self, n: Node) -> Raw<'a> {
+        self.doc.raw(n).unwrap_or(Raw::Nil)
+    }
+
+    fn report(&mut self, rule: &'static Rule, node: Option<Node>, msg: String) {
         let at = node
-            .and_then(|n| n.s)
-            .and_then(|s| u64::try_from(s.offset).ok())
+            .and_then(|n| self.doc.offset(n))
+            .and_then(|o| u64::try_from(o).ok())
             .and_then(|o| self.base.checked_add(o));
         match at {
             Some(o) => self.sink.report_at(rule, o, msg),
@@ -895,35 +1085,36 @@ impl Checker<'_> {
 
     /// Walks one map: duplicate keys, key classification, value kinds,
     /// required keys. `what` names the map in messages.
-    fn scan<'a>(&mut self, map: Node<'a>, level: Level, what: &dyn fmt::Display) -> Fields<'a> {
-        let mut fields = Fields::default();
-        let Some(entries) = map.v.as_map() else {
+    fn scan<const N: usize>(
+        &mut self,
+        map: Node,
+        level: Level,
+        what: &dyn fmt::Display,
+    ) -> Fields<'a, N> {
+        let mut fields = Fields::new();
+        if !matches!(self.raw(map), Raw::Map(_)) {
             return fields;
-        };
-        let mut seen = SeenKeys::new(entries.len());
+        }
+        let doc = self.doc;
+        let mut seen = SeenKeys::new();
         let defs = level.defs();
-        // Indices into `defs`; each def at most once (a repeat is a
-        // duplicate key and skipped above).
-        let mut present: Vec<usize> = Vec::with_capacity(entries.len().min(defs.len()));
-        fields.found.reserve(entries.len().min(defs.len()));
-        for (i, (k, v)) in entries.iter().enumerate() {
-            let kn = Node {
-                v: k,
-                s: map.s.and_then(|s| s.key(i)),
-            };
-            let vn = Node {
-                v,
-                s: map.s.and_then(|s| s.value(i)),
-            };
-            if !seen.insert(k) {
-                self.report(
-                    &DUPLICATE_KEY,
-                    Some(kn),
-                    format!("{what}: key {} appears again", show_key(k)),
-                );
-                continue;
-            }
+        let mut present = 0u64;
+        for (kn, vn) in doc.entries(map) {
+            let k = self.raw(kn);
             let Some(kb) = k.as_str_bytes() else {
+                // A non-string key: compare by fingerprint (rare).
+                let fp = doc
+                    .to_value(kn)
+                    .map(|(v, _)| key_fingerprint(&v))
+                    .unwrap_or_default();
+                if !seen.non_str.insert(fp) {
+                    self.report(
+                        &DUPLICATE_KEY,
+                        Some(kn),
+                        format!("{what}: key {} appears again", show_key(k)),
+                    );
+                    continue;
+                }
                 self.report(
                     &KEY_UNPREFIXED,
                     Some(kn),
@@ -932,17 +1123,28 @@ impl Checker<'_> {
                 fields.other.push(show_key(k));
                 continue;
             };
-            let Some((di, def)) = defs
+            let di = defs
                 .iter()
-                .enumerate()
-                .find(|(_, d)| d.key.as_bytes() == kb)
-            else {
+                .position(|d| d.key.len() == kb.len() && d.key.as_bytes() == kb);
+            let new = match di {
+                Some(di) => seen.known(di),
+                None => seen.unknown(kb),
+            };
+            if !new {
+                self.report(
+                    &DUPLICATE_KEY,
+                    Some(kn),
+                    format!("{what}: key {} appears again", show_key(k)),
+                );
+                continue;
+            }
+            let Some((di, def)) = di.and_then(|di| Some((di, defs.get(di)?))) else {
                 let text = String::from_utf8_lossy(kb).into_owned();
                 self.classify_unknown(kn, level, what, &text);
                 fields.other.push(text);
                 continue;
             };
-            present.push(di);
+            present |= 1u64 << (di % 64);
             if self.ctx.cov < def.since {
                 self.report(
                     &KEY_VERSION,
@@ -954,11 +1156,13 @@ impl Checker<'_> {
                 );
             }
             if let Some(p) = self.parse(def, vn, what) {
-                fields.found.push((def.key, p, vn));
+                if let Some(slot) = fields.found.get_mut(di) {
+                    *slot = Some((p, vn));
+                }
             }
         }
         for (di, def) in defs.iter().enumerate().filter(|(_, d)| d.required) {
-            if !present.contains(&di) {
+            if present & (1u64 << (di % 64)) == 0 {
                 self.report(
                     level.missing_rule(),
                     Some(map),
@@ -969,13 +1173,7 @@ impl Checker<'_> {
         fields
     }
 
-    fn classify_unknown(
-        &mut self,
-        kn: Node<'_>,
-        level: Level,
-        what: &dyn fmt::Display,
-        text: &str,
-    ) {
+    fn classify_unknown(&mut self, kn: Node, level: Level, what: &dyn fmt::Display, text: &str) {
         if text.starts_with(level.namespace()) {
             self.report(
                 &KEY_UNKNOWN,
@@ -999,62 +1197,59 @@ impl Checker<'_> {
 
     /// Checks a value against its key's shape; reports and returns `None`
     /// if it does not fit.
-    fn parse<'a>(
-        &mut self,
-        def: &KeyDef,
-        n: Node<'a>,
-        what: &dyn fmt::Display,
-    ) -> Option<Parsed<'a>> {
+    fn parse(&mut self, def: &KeyDef, n: Node, what: &dyn fmt::Display) -> Option<Parsed<'a>> {
         let ctx = KeyCtx {
             what,
             key: def.key,
             index: None,
         };
+        let doc = self.doc;
         let p = match def.shape {
             Shape::Str => Parsed::Str(self.string(n, &ctx)?),
             Shape::UInt => Parsed::UInt(self.uint(n, &ctx)?),
             Shape::Bool => Parsed::Bool(self.boolean(n, &ctx)?),
             Shape::Ints(len) => {
-                let items = self.array(n, &ctx)?;
-                if items.len() != len {
+                let count = self.array(n, &ctx)?;
+                if count != len {
                     self.report(
                         &VALUE_TYPE,
                         Some(n),
-                        format!("{ctx}: expected {len} integers, found {}", items.len()),
+                        format!("{ctx}: expected {len} integers, found {count}"),
                     );
                     return None;
                 }
-                let mut out = Vec::with_capacity(len);
-                for (i, e) in items.iter().enumerate() {
-                    out.push(self.uint(n.element(i, e), &ctx.at(i))?);
+                let mut out = [0u64; 3];
+                for (i, e) in doc.children(n).enumerate() {
+                    let u = self.uint(e, &ctx.at(i))?;
+                    if let Some(slot) = out.get_mut(i) {
+                        *slot = u;
+                    }
                 }
-                Parsed::Ints(out)
+                Parsed::Ints(out, len)
             }
             Shape::Strs => {
-                let items = self.array(n, &ctx)?;
-                let mut out = Vec::with_capacity(items.len());
-                for (i, e) in items.iter().enumerate() {
-                    if let Some(s) = self.string(n.element(i, e), &ctx.at(i)) {
+                self.array(n, &ctx)?;
+                let mut out = Vec::new();
+                for (i, e) in doc.children(n).enumerate() {
+                    if let Some(s) = self.string(e, &ctx.at(i)) {
                         out.push(s.into_owned());
                     }
                 }
                 Parsed::Strs(out)
             }
             Shape::Maps => {
-                let items = self.array(n, &ctx)?;
-                let mut out = Vec::with_capacity(items.len());
-                for (i, e) in items.iter().enumerate() {
-                    if e.as_map().is_some() {
-                        out.push(n.element(i, e));
-                    } else {
+                self.array(n, &ctx)?;
+                for (i, e) in doc.children(n).enumerate() {
+                    let r = self.raw(e);
+                    if !matches!(r, Raw::Map(_)) {
                         self.report(
                             &VALUE_TYPE,
-                            Some(n.element(i, e)),
-                            format!("{ctx}[{i}]: expected a map, found a {}", e.kind_name()),
+                            Some(e),
+                            format!("{ctx}[{i}]: expected a map, found a {}", r.kind_name()),
                         );
                     }
                 }
-                Parsed::Maps(out)
+                Parsed::Maps(n)
             }
         };
         if let (Some(values), Parsed::Str(s)) = (def.values, &p) {
@@ -1069,21 +1264,24 @@ impl Checker<'_> {
         Some(p)
     }
 
-    fn array<'a>(&mut self, n: Node<'a>, ctx: &KeyCtx<'_>) -> Option<&'a [Value]> {
-        let a = n.v.as_array();
-        if a.is_none() {
-            self.report(
-                &VALUE_TYPE,
-                Some(n),
-                format!("{ctx}: expected an array, found a {}", n.v.kind_name()),
-            );
+    /// The element count, if `n` is an array.
+    fn array(&mut self, n: Node, ctx: &KeyCtx<'_>) -> Option<usize> {
+        match self.raw(n) {
+            Raw::Array(len) => Some(len),
+            other => {
+                self.report(
+                    &VALUE_TYPE,
+                    Some(n),
+                    format!("{ctx}: expected an array, found a {}", other.kind_name()),
+                );
+                None
+            }
         }
-        a
     }
 
-    fn string<'a>(&mut self, n: Node<'a>, ctx: &KeyCtx<'_>) -> Option<Cow<'a, str>> {
-        match n.v {
-            Value::Str(b) => Some(String::from_utf8_lossy(b)),
+    fn string(&mut self, n: Node, ctx: &KeyCtx<'_>) -> Option<Cow<'a, str>> {
+        match self.raw(n) {
+            Raw::Str(b) => Some(lossy(b)),
             other => {
                 self.report(
                     &VALUE_TYPE,
@@ -1095,17 +1293,17 @@ impl Checker<'_> {
         }
     }
 
-    fn uint(&mut self, n: Node<'_>, ctx: &KeyCtx<'_>) -> Option<u64> {
-        match n.v {
-            Value::UInt(u) => Some(*u),
-            Value::Int(i) => match u64::try_from(*i) {
+    fn uint(&mut self, n: Node, ctx: &KeyCtx<'_>) -> Option<u64> {
+        match self.raw(n) {
+            Raw::UInt(u) => Some(u),
+            Raw::Int(i) => match u64::try_from(i) {
                 Ok(u) => Some(u),
                 Err(_) => {
                     self.report(&VALUE_TYPE, Some(n), format!("{ctx}: negative value {i}"));
                     None
                 }
             },
-            Value::Str(b) => match std::str::from_utf8(b).ok().and_then(parse_yaml_uint) {
+            Raw::Str(b) => match std::str::from_utf8(b).ok().and_then(parse_yaml_uint) {
                 Some(u) => {
                     self.report(
                         &STRING_SCALAR,
@@ -1137,10 +1335,10 @@ impl Checker<'_> {
         }
     }
 
-    fn boolean(&mut self, n: Node<'_>, ctx: &KeyCtx<'_>) -> Option<bool> {
-        match n.v {
-            Value::Bool(b) => Some(*b),
-            Value::Str(s) => match std::str::from_utf8(s).ok().and_then(parse_yaml_bool) {
+    fn boolean(&mut self, n: Node, ctx: &KeyCtx<'_>) -> Option<bool> {
+        match self.raw(n) {
+            Raw::Bool(b) => Some(b),
+            Raw::Str(s) => match std::str::from_utf8(s).ok().and_then(parse_yaml_bool) {
                 Some(b) => {
                     self.report(
                         &STRING_SCALAR,
@@ -1172,24 +1370,19 @@ impl Checker<'_> {
         }
     }
 
-    fn root(&mut self, root: Node<'_>) -> Metadata {
-        let mut f = self.scan(root, Level::Root, &"metadata");
-        let mut md = Metadata {
-            version: f.ints::<2>("amdhsa.version"),
-            target: f.str("amdhsa.target"),
-            printf: f.strs("amdhsa.printf"),
-            kernels: Vec::new(),
-            other_keys: std::mem::take(&mut f.other),
-        };
-        if f.get("amdhsa.globals").is_some() {
-            md.other_keys.push("amdhsa.globals".to_owned());
-        }
+    /// Checks the root map and every kernel; returns what the object check
+    /// needs of each kernel and, when `full`, the owned model.
+    fn root(&mut self, root: Node) -> (Vec<KernelRef<'a>>, Option<Metadata>) {
+        let mut f: Fields<'_, ROOT_N> = self.scan(root, Level::Root, &"metadata");
+        let target = f.text(kdef!(root "amdhsa.target"));
+        let version = f.ints::<2>(kdef!(root "amdhsa.version"));
+        let printf = f.strs(kdef!(root "amdhsa.printf"));
 
-        if let (Some(v), Some(want)) = (md.version, self.ctx.cov.metadata_version()) {
+        if let (Some(v), Some(want)) = (version, self.ctx.cov.metadata_version()) {
             if v != want {
                 self.report(
                     &VERSION_MISMATCH,
-                    f.node("amdhsa.version"),
+                    f.node(kdef!(root "amdhsa.version")),
                     format!(
                         "amdhsa.version is [{}, {}], code object {} needs [{}, {}]",
                         v[0], v[1], self.ctx.cov, want[0], want[1]
@@ -1197,14 +1390,12 @@ impl Checker<'_> {
                 );
             }
         }
-        self.target(&md, &f);
-        for (i, p) in md.printf.iter().enumerate() {
+        self.target(target.as_deref(), f.node(kdef!(root "amdhsa.target")));
+        for (i, p) in printf.iter().enumerate() {
             if !printf_ok(p) {
-                let node = f.node("amdhsa.printf").and_then(|n| {
-                    n.v.as_array()
-                        .and_then(|a| a.get(i))
-                        .map(|e| n.element(i, e))
-                });
+                let node = f
+                    .node(kdef!(root "amdhsa.printf"))
+                    .and_then(|n| self.doc.children(n).nth(i));
                 self.report(
                     &PRINTF_FORMAT,
                     node,
@@ -1213,44 +1404,75 @@ impl Checker<'_> {
             }
         }
 
-        // Keyed by the text in the decoded tree (borrowed unless it needed
-        // UTF-8 repair), equal to the kernels' `.name`/`.symbol`.
-        let mut names: HashMap<Cow<'_, str>, usize> = HashMap::new();
-        let mut symbols: HashMap<Cow<'_, str>, usize> = HashMap::new();
-        for (i, kn) in f.maps("amdhsa.kernels").into_iter().enumerate() {
-            let (k, kf) = self.kernel(kn, i);
+        let mut refs = Vec::new();
+        let mut model = self.full.then(|| Metadata {
+            version,
+            target: target.as_deref().map(str::to_owned),
+            printf,
+            kernels: Vec::new(),
+            other_keys: std::mem::take(&mut f.other),
+        });
+        if let Some(md) = &mut model {
+            if f.get(kdef!(root "amdhsa.globals")).is_some() {
+                md.other_keys.push("amdhsa.globals".to_owned());
+            }
+        }
+        let mut names: HashMap<Cow<'a, str>, usize, FastHash> = HashMap::default();
+        let mut symbols: HashMap<Cow<'a, str>, usize, FastHash> = HashMap::default();
+        let mut args = Vec::new();
+        let doc = self.doc;
+        let kernel_maps = f
+            .maps(kdef!(root "amdhsa.kernels"))
+            .into_iter()
+            .flat_map(|n| doc.children(n))
+            .filter(|&n| matches!(doc.raw(n), Some(Raw::Map(_))));
+        for (i, kn) in kernel_maps.enumerate() {
+            let (k, kf) = self.kernel(kn, i, &mut args);
             self.sink.set_kernel(k.name.as_deref());
             if let Some(name) = &k.name {
-                let key = kf.text(".name").unwrap_or_else(|| Cow::Owned(name.clone()));
-                if let Some(first) = names.insert(key, i) {
+                if let Some(first) = names.insert(name.clone(), i) {
                     self.report(
                         &KERNEL_DUPLICATE_NAME,
-                        kf.node(".name"),
+                        kf.node(kdef!(kernel ".name")),
                         format!("kernel {i}: .name {name:?} also names kernel {first}"),
                     );
                 }
             }
             if let Some(sym) = &k.symbol {
-                let key = kf
-                    .text(".symbol")
-                    .unwrap_or_else(|| Cow::Owned(sym.clone()));
-                if let Some(first) = symbols.insert(key, i) {
+                if let Some(first) = symbols.insert(sym.clone(), i) {
                     self.report(
                         &KERNEL_DUPLICATE_SYMBOL,
-                        kf.node(".symbol"),
+                        kf.node(kdef!(kernel ".symbol")),
                         format!("kernel {i}: .symbol {sym:?} is also the symbol of kernel {first}"),
                     );
                 }
             }
             self.sink.set_kernel(None);
-            md.kernels.push(k);
+            if let Some(md) = &mut model {
+                let owned_args = args.iter().map(ArgView::to_owned_arg).collect();
+                md.kernels.push(k.to_owned_kernel(owned_args));
+            }
+            refs.push(KernelRef {
+                facts: crate::kd::MetadataFacts {
+                    sgpr_count: k.sgpr_count,
+                    vgpr_count: k.vgpr_count,
+                    agpr_count: k.agpr_count,
+                    wavefront_size: k.wavefront_size,
+                    group_segment_fixed_size: k.group_segment_fixed_size,
+                    private_segment_fixed_size: k.private_segment_fixed_size,
+                    kernarg_segment_size: k.kernarg_segment_size,
+                    uses_dynamic_stack: k.uses_dynamic_stack,
+                    workgroup_processor_mode: k.workgroup_processor_mode,
+                },
+                name: k.name,
+                symbol: k.symbol,
+            });
         }
-        md
+        (refs, model)
     }
 
-    fn target(&mut self, md: &Metadata, f: &Fields<'_>) {
-        let node = f.node("amdhsa.target");
-        let Some(t) = &md.target else {
+    fn target(&mut self, target: Option<&str>, node: Option<Node>) {
+        let Some(t) = target else {
             if self.ctx.cov >= CodeObjectVersion::V4 && node.is_none() {
                 self.report(
                     &TARGET_MISSING,
@@ -1296,54 +1518,67 @@ impl Checker<'_> {
         }
     }
 
-    fn kernel<'a>(&mut self, kn: Node<'a>, index: usize) -> (Kernel, Fields<'a>) {
+    /// Checks one kernel map; leaves its arguments in `args` (reused
+    /// across kernels to save allocations).
+    fn kernel(
+        &mut self,
+        kn: Node,
+        index: usize,
+        args: &mut Vec<ArgView<'a>>,
+    ) -> (KernelView<'a>, Fields<'a, KERNEL_N>) {
         // Name the kernel in messages before its fields are known.
-        let label =
-            kn.v.get(".name")
-                .and_then(Value::as_str_bytes)
-                .map(String::from_utf8_lossy);
+        let label = self
+            .doc
+            .map_get(kn, ".name")
+            .and_then(|v| self.doc.raw(v))
+            .and_then(|r| r.as_str_bytes())
+            .map(lossy);
         self.sink.set_kernel(label.as_deref());
-        let what = match &label {
-            Some(n) => format!("kernel {index} ({n})"),
-            None => format!("kernel {index}"),
-        };
-        let mut f = self.scan(kn, Level::Kernel, &what);
-        let mut k = Kernel {
-            name: f.str(".name"),
-            symbol: f.str(".symbol"),
-            language: f.str(".language"),
-            language_version: f.ints::<2>(".language_version"),
-            args: Vec::new(),
-            reqd_workgroup_size: f.ints::<3>(".reqd_workgroup_size"),
-            workgroup_size_hint: f.ints::<3>(".workgroup_size_hint"),
-            vec_type_hint: f.str(".vec_type_hint"),
-            device_enqueue_symbol: f.str(".device_enqueue_symbol"),
-            kernarg_segment_size: f.uint(".kernarg_segment_size"),
-            group_segment_fixed_size: f.uint(".group_segment_fixed_size"),
-            private_segment_fixed_size: f.uint(".private_segment_fixed_size"),
-            kernarg_segment_align: f.uint(".kernarg_segment_align"),
-            wavefront_size: f.uint(".wavefront_size"),
-            sgpr_count: f.uint(".sgpr_count"),
-            vgpr_count: f.uint(".vgpr_count"),
-            agpr_count: f.uint(".agpr_count"),
-            max_flat_workgroup_size: f.uint(".max_flat_workgroup_size"),
-            max_num_workgroups_x: f.uint(".max_num_workgroups_x"),
-            max_num_workgroups_y: f.uint(".max_num_workgroups_y"),
-            max_num_workgroups_z: f.uint(".max_num_workgroups_z"),
-            sgpr_spill_count: f.uint(".sgpr_spill_count"),
-            vgpr_spill_count: f.uint(".vgpr_spill_count"),
-            kind: f.str(".kind"),
-            uses_dynamic_stack: f.bool(".uses_dynamic_stack"),
-            workgroup_processor_mode: f.uint(".workgroup_processor_mode").map(|v| v != 0),
-            uniform_work_group_size: f.uint(".uniform_work_group_size").map(|v| v != 0),
-            cluster_dims: f.ints::<3>(".cluster_dims"),
+        let what = KernelWhat { index, label };
+        let mut f: Fields<'a, KERNEL_N> = self.scan(kn, Level::Kernel, &what);
+        let k = KernelView {
+            name: f.text(kdef!(kernel ".name")),
+            symbol: f.text(kdef!(kernel ".symbol")),
+            language: f.text(kdef!(kernel ".language")),
+            language_version: f.ints::<2>(kdef!(kernel ".language_version")),
+            reqd_workgroup_size: f.ints::<3>(kdef!(kernel ".reqd_workgroup_size")),
+            workgroup_size_hint: f.ints::<3>(kdef!(kernel ".workgroup_size_hint")),
+            vec_type_hint: f.text(kdef!(kernel ".vec_type_hint")),
+            device_enqueue_symbol: f.text(kdef!(kernel ".device_enqueue_symbol")),
+            kernarg_segment_size: f.uint(kdef!(kernel ".kernarg_segment_size")),
+            group_segment_fixed_size: f.uint(kdef!(kernel ".group_segment_fixed_size")),
+            private_segment_fixed_size: f.uint(kdef!(kernel ".private_segment_fixed_size")),
+            kernarg_segment_align: f.uint(kdef!(kernel ".kernarg_segment_align")),
+            wavefront_size: f.uint(kdef!(kernel ".wavefront_size")),
+            sgpr_count: f.uint(kdef!(kernel ".sgpr_count")),
+            vgpr_count: f.uint(kdef!(kernel ".vgpr_count")),
+            agpr_count: f.uint(kdef!(kernel ".agpr_count")),
+            max_flat_workgroup_size: f.uint(kdef!(kernel ".max_flat_workgroup_size")),
+            max_num_workgroups_x: f.uint(kdef!(kernel ".max_num_workgroups_x")),
+            max_num_workgroups_y: f.uint(kdef!(kernel ".max_num_workgroups_y")),
+            max_num_workgroups_z: f.uint(kdef!(kernel ".max_num_workgroups_z")),
+            sgpr_spill_count: f.uint(kdef!(kernel ".sgpr_spill_count")),
+            vgpr_spill_count: f.uint(kdef!(kernel ".vgpr_spill_count")),
+            kind: f.text(kdef!(kernel ".kind")),
+            uses_dynamic_stack: f.bool(kdef!(kernel ".uses_dynamic_stack")),
+            workgroup_processor_mode: f
+                .uint(kdef!(kernel ".workgroup_processor_mode"))
+                .map(|v| v != 0),
+            uniform_work_group_size: f
+                .uint(kdef!(kernel ".uniform_work_group_size"))
+                .map(|v| v != 0),
+            cluster_dims: f.ints::<3>(kdef!(kernel ".cluster_dims")),
             other_keys: std::mem::take(&mut f.other),
         };
-        let arg_maps = f.maps(".args");
-        let mut arg_nodes = Vec::with_capacity(arg_maps.len());
-        k.args.reserve_exact(arg_maps.len());
-        for (i, an) in arg_maps.into_iter().enumerate() {
-            let mut af = self.scan(
+        args.clear();
+        let doc = self.doc;
+        let arg_maps = f
+            .maps(kdef!(kernel ".args"))
+            .into_iter()
+            .flat_map(|n| doc.children(n))
+            .filter(|&n| matches!(doc.raw(n), Some(Raw::Map(_))));
+        for (i, an) in arg_maps.enumerate() {
+            let mut af: Fields<'a, ARG_N> = self.scan(
                 an,
                 Level::Arg,
                 &ArgWhat {
@@ -1351,36 +1586,45 @@ impl Checker<'_> {
                     index: i,
                 },
             );
-            k.args.push(Arg {
-                name: af.str(".name"),
-                type_name: af.str(".type_name"),
-                size: af.uint(".size"),
-                offset: af.uint(".offset"),
-                value_kind: af.str(".value_kind"),
-                value_type: af.str(".value_type"),
-                pointee_align: af.uint(".pointee_align"),
-                address_space: af.str(".address_space"),
-                access: af.str(".access"),
-                actual_access: af.str(".actual_access"),
-                is_const: af.bool(".is_const"),
-                is_restrict: af.bool(".is_restrict"),
-                is_volatile: af.bool(".is_volatile"),
-                is_pipe: af.bool(".is_pipe"),
+            args.push(ArgView {
+                name: af.text(kdef!(arg ".name")),
+                type_name: af.text(kdef!(arg ".type_name")),
+                size: af.uint(kdef!(arg ".size")),
+                offset: af.uint(kdef!(arg ".offset")),
+                value_kind: af.text(kdef!(arg ".value_kind")),
+                value_type: af.text(kdef!(arg ".value_type")),
+                pointee_align: af.uint(kdef!(arg ".pointee_align")),
+                address_space: af.text(kdef!(arg ".address_space")),
+                access: af.text(kdef!(arg ".access")),
+                actual_access: af.text(kdef!(arg ".actual_access")),
+                is_const: af.bool(kdef!(arg ".is_const")),
+                is_restrict: af.bool(kdef!(arg ".is_restrict")),
+                is_volatile: af.bool(kdef!(arg ".is_volatile")),
+                is_pipe: af.bool(kdef!(arg ".is_pipe")),
                 other_keys: std::mem::take(&mut af.other),
+                kind: None,
+                nodes: af.nodes(),
             });
-            arg_nodes.push((an, af));
+            if let Some(a) = args.last_mut() {
+                a.kind = a.value_kind.as_deref().and_then(ValueKind::parse);
+            }
         }
         self.kernel_rules(&k, &f, &what);
-        self.arg_rules(&k, &arg_nodes, &what);
+        self.arg_rules(&k, args, &what);
         (k, f)
     }
 
-    fn kernel_rules(&mut self, k: &Kernel, f: &Fields<'_>, what: &str) {
+    fn kernel_rules(
+        &mut self,
+        k: &KernelView<'_>,
+        f: &Fields<'_, KERNEL_N>,
+        what: &dyn fmt::Display,
+    ) {
         if let (Some(name), Some(sym)) = (&k.name, &k.symbol) {
-            if sym.strip_suffix(".kd") != Some(name.as_str()) {
+            if sym.strip_suffix(".kd") != Some(name.as_ref()) {
                 self.report(
                     &KERNEL_SYMBOL_NAME,
-                    f.node(".symbol"),
+                    f.node(kdef!(kernel ".symbol")),
                     format!("{what}: .symbol {sym:?} is not {:?}", format!("{name}.kd")),
                 );
             }
@@ -1389,7 +1633,7 @@ impl Checker<'_> {
             if !a.is_power_of_two() {
                 self.report(
                     &KERNARG_SEGMENT_ALIGN,
-                    f.node(".kernarg_segment_align"),
+                    f.node(kdef!(kernel ".kernarg_segment_align")),
                     format!("{what}: .kernarg_segment_align {a} is not a power of two"),
                 );
             }
@@ -1409,14 +1653,14 @@ impl Checker<'_> {
                 _ => Some(format!("{what}: .wavefront_size {w} is neither 32 nor 64")),
             };
             if let Some(m) = problem {
-                self.report(&WAVEFRONT_SIZE, f.node(".wavefront_size"), m);
+                self.report(&WAVEFRONT_SIZE, f.node(kdef!(kernel ".wavefront_size")), m);
             }
         }
         if let Some(m) = k.max_flat_workgroup_size {
             if !(1..=1024).contains(&m) {
                 self.report(
                     &MAX_FLAT_WORKGROUP_SIZE,
-                    f.node(".max_flat_workgroup_size"),
+                    f.node(kdef!(kernel ".max_flat_workgroup_size")),
                     format!("{what}: .max_flat_workgroup_size {m} is outside 1..=1024"),
                 );
             }
@@ -1425,7 +1669,7 @@ impl Checker<'_> {
             if r != [0, 0, 0] && r.contains(&0) {
                 self.report(
                     &REQD_WORKGROUP_SIZE,
-                    f.node(".reqd_workgroup_size"),
+                    f.node(kdef!(kernel ".reqd_workgroup_size")),
                     format!("{what}: .reqd_workgroup_size {r:?} mixes zero and non-zero"),
                 );
             } else if let Some(m) = k.max_flat_workgroup_size {
@@ -1433,13 +1677,13 @@ impl Checker<'_> {
                 if r != [0, 0, 0] && product.is_none_or(|p| p > m) {
                     self.report(
                         &REQD_WORKGROUP_SIZE_LIMIT,
-                        f.node(".reqd_workgroup_size"),
+                        f.node(kdef!(kernel ".reqd_workgroup_size")),
                         format!("{what}: .reqd_workgroup_size {r:?} exceeds .max_flat_workgroup_size {m}"),
                     );
                 }
             }
         }
-        if let Some(v) = f.uint(".workgroup_processor_mode") {
+        if let Some(v) = f.uint(kdef!(kernel ".workgroup_processor_mode")) {
             let no_wgp = self
                 .ctx
                 .target_id
@@ -1448,13 +1692,13 @@ impl Checker<'_> {
             if v > 1 {
                 self.report(
                     &WORKGROUP_PROCESSOR_MODE,
-                    f.node(".workgroup_processor_mode"),
+                    f.node(kdef!(kernel ".workgroup_processor_mode")),
                     format!("{what}: .workgroup_processor_mode {v} is not 0 or 1"),
                 );
             } else if let Some(t) = no_wgp {
                 self.report(
                     &WORKGROUP_PROCESSOR_MODE,
-                    f.node(".workgroup_processor_mode"),
+                    f.node(kdef!(kernel ".workgroup_processor_mode")),
                     format!(
                         "{what}: .workgroup_processor_mode given but {} has no WGP mode",
                         t.name
@@ -1462,29 +1706,30 @@ impl Checker<'_> {
                 );
             }
         }
-        if let Some(v) = f.uint(".uniform_work_group_size") {
+        if let Some(v) = f.uint(kdef!(kernel ".uniform_work_group_size")) {
             if v > 1 {
                 self.report(
                     &UNIFORM_WORK_GROUP_SIZE,
-                    f.node(".uniform_work_group_size"),
+                    f.node(kdef!(kernel ".uniform_work_group_size")),
                     format!("{what}: .uniform_work_group_size {v} is not 0 or 1"),
                 );
             }
         }
         if let Some(kind) = &k.kind {
-            if !KERNEL_KINDS.contains(&kind.as_str()) {
+            if !KERNEL_KINDS.contains(&kind.as_ref()) {
                 self.report(
                     &KERNEL_KIND,
-                    f.node(".kind"),
+                    f.node(kdef!(kernel ".kind")),
                     format!("{what}: .kind {kind:?} is not normal, init or fini"),
                 );
             }
         }
     }
 
-    fn arg_rules(&mut self, k: &Kernel, args: &[(Node<'_>, Fields<'_>)], what: &str) {
+    fn arg_rules(&mut self, k: &KernelView<'_>, args: &[ArgView<'_>], what: &dyn fmt::Display) {
         let cov = self.ctx.cov;
-        for (i, (a, (_, af))) in k.args.iter().zip(args).enumerate() {
+        for (i, a) in args.iter().enumerate() {
+            let af = &a.nodes;
             let what = ArgWhat {
                 kernel: what,
                 index: i,
@@ -1493,18 +1738,18 @@ impl Checker<'_> {
             if a.value_type.is_some() {
                 self.report(
                     &ARG_VALUE_TYPE,
-                    af.node(".value_type"),
+                    af.get(kdef!(arg ".value_type")),
                     format!("{what}: deprecated .value_type"),
                 );
             }
             if let Some(kind) = kind {
-                self.arg_kind_rules(a, kind, af, &what);
+                self.arg_kind_rules(a, kind, &what);
             }
             if let Some(p) = a.pointee_align {
                 if !p.is_power_of_two() {
                     self.report(
                         &ARG_POINTEE_ALIGN,
-                        af.node(".pointee_align"),
+                        af.get(kdef!(arg ".pointee_align")),
                         format!("{what}: .pointee_align {p} is not a power of two"),
                     );
                 }
@@ -1515,12 +1760,12 @@ impl Checker<'_> {
             match (off.checked_add(size), k.kernarg_segment_size) {
                 (None, _) => self.report(
                     &ARG_OUT_OF_BOUNDS,
-                    af.node(".offset"),
+                    a.nodes.get(kdef!(arg ".offset")),
                     format!("{what}: .offset + .size overflows"),
                 ),
                 (Some(end), Some(kss)) if end > kss => self.report(
                     &ARG_OUT_OF_BOUNDS,
-                    af.node(".offset"),
+                    a.nodes.get(kdef!(arg ".offset")),
                     format!("{what}: bytes {off}..{end} end past .kernarg_segment_size {kss}"),
                 ),
                 _ => {}
@@ -1533,7 +1778,7 @@ impl Checker<'_> {
                 if off % al != 0 {
                     self.report(
                         &ARG_MISALIGNED,
-                        af.node(".offset"),
+                        a.nodes.get(kdef!(arg ".offset")),
                         format!("{what}: .offset {off} is not a multiple of {al}"),
                     );
                 }
@@ -1542,7 +1787,7 @@ impl Checker<'_> {
                 if kind.since_v5() && cov < CodeObjectVersion::V5 {
                     self.report(
                         &ARG_HIDDEN_VERSION,
-                        af.node(".value_kind"),
+                        af.get(kdef!(arg ".value_kind")),
                         format!(
                             "{what}: {} is a V5 hidden argument, this object is {cov}",
                             kind.as_str()
@@ -1551,37 +1796,32 @@ impl Checker<'_> {
                 }
             }
         }
-        self.hidden_layout(k, args, what);
-        self.overlaps(k, args, what);
+        self.hidden_layout(args, what);
+        self.overlaps(args, what);
     }
 
-    fn arg_kind_rules(
-        &mut self,
-        a: &Arg,
-        kind: ValueKind,
-        af: &Fields<'_>,
-        what: &dyn fmt::Display,
-    ) {
+    fn arg_kind_rules(&mut self, a: &ArgView<'_>, kind: ValueKind, what: &dyn fmt::Display) {
         use ValueKind as K;
-        let mut misplaced = Vec::new();
+        let af = &a.nodes;
+        let mut misplaced: [Option<(&str, usize)>; 4] = [None; 4];
         if a.pointee_align.is_some() && kind != K::DynamicSharedPointer {
-            misplaced.push(".pointee_align");
+            misplaced[0] = Some((".pointee_align", kdef!(arg ".pointee_align")));
         }
         if a.address_space.is_some() && !matches!(kind, K::GlobalBuffer | K::DynamicSharedPointer) {
-            misplaced.push(".address_space");
+            misplaced[1] = Some((".address_space", kdef!(arg ".address_space")));
         }
         // The doc allows .access only on images and pipes, but clang writes
         // it on HIP global_buffer arguments too (docs/errata.md).
         if a.access.is_some() && !matches!(kind, K::Image | K::Pipe | K::GlobalBuffer) {
-            misplaced.push(".access");
+            misplaced[2] = Some((".access", kdef!(arg ".access")));
         }
         if a.is_pipe.is_some() && kind != K::Pipe {
-            misplaced.push(".is_pipe");
+            misplaced[3] = Some((".is_pipe", kdef!(arg ".is_pipe")));
         }
-        for key in misplaced {
+        for (key, di) in misplaced.into_iter().flatten() {
             self.report(
                 &ARG_KEY_KIND,
-                af.node(key),
+                af.get(di),
                 format!("{what}: {key} on a {} argument", kind.as_str()),
             );
         }
@@ -1594,7 +1834,7 @@ impl Checker<'_> {
         if bad_space {
             self.report(
                 &ARG_ADDRESS_SPACE,
-                af.node(".address_space"),
+                af.get(kdef!(arg ".address_space")),
                 format!(
                     "{what}: {} in address space {}",
                     kind.as_str(),
@@ -1612,7 +1852,7 @@ impl Checker<'_> {
             if size != want {
                 self.report(
                     &ARG_KIND_SIZE,
-                    af.node(".size"),
+                    af.get(kdef!(arg ".size")),
                     format!("{what}: {} of size {size}, expected {want}", kind.as_str()),
                 );
             }
@@ -1623,9 +1863,8 @@ impl Checker<'_> {
     /// starts where LLVM's implicit argument pointer points: the end of the
     /// explicit arguments rounded up to 8 (`getAlignmentForImplicitArgPtr`
     /// for amdhsa; confirmed with clang-19).
-    fn hidden_layout(&mut self, k: &Kernel, args: &[(Node<'_>, Fields<'_>)], what: &str) {
-        let explicit_end = k
-            .args
+    fn hidden_layout(&mut self, args: &[ArgView<'_>], what: &dyn fmt::Display) {
+        let explicit_end = args
             .iter()
             .filter(|a| a.kind().is_some_and(|kd| !kd.is_hidden()))
             .filter_map(|a| a.offset?.checked_add(a.size?))
@@ -1634,7 +1873,7 @@ impl Checker<'_> {
         let Some(base) = explicit_end.checked_add(7).map(|e| e & !7) else {
             return;
         };
-        for (i, (a, (_, af))) in k.args.iter().zip(args).enumerate() {
+        for (i, a) in args.iter().enumerate() {
             let Some(kind) = a.kind() else { continue };
             let Some((slot, size)) = kind.hidden_slot(self.ctx.cov) else {
                 continue;
@@ -1645,7 +1884,7 @@ impl Checker<'_> {
             if a.offset.is_some_and(|o| o != want) || a.size.is_some_and(|s| s != size) {
                 self.report(
                     &ARG_HIDDEN_LAYOUT,
-                    af.node(".offset"),
+                    a.nodes.get(kdef!(arg ".offset")),
                     format!(
                         "{what} arg {i}: {} at offset {} size {}, expected offset {want} (hidden block at {base}) size {size}",
                         kind.as_str(),
@@ -1657,9 +1896,8 @@ impl Checker<'_> {
         }
     }
 
-    fn overlaps(&mut self, k: &Kernel, args: &[(Node<'_>, Fields<'_>)], what: &str) {
-        let mut spans: Vec<(u64, u64, usize)> = k
-            .args
+    fn overlaps(&mut self, args: &[ArgView<'_>], what: &dyn fmt::Display) {
+        let mut spans: Vec<(u64, u64, usize)> = args
             .iter()
             .enumerate()
             .filter_map(|(i, a)| {
@@ -1673,7 +1911,7 @@ impl Checker<'_> {
         for &(start, end, i) in &spans {
             if let Some((r, j)) = reach {
                 if start < r {
-                    let node = args.get(i).and_then(|(_, af)| af.node(".offset"));
+                    let node = args.get(i).and_then(|a| a.nodes.get(kdef!(arg ".offset")));
                     self.report(
                         &ARG_OVERLAP,
                         node,
@@ -1686,6 +1924,62 @@ impl Checker<'_> {
             if reach.is_none_or(|(r, _)| end > r) {
                 reach = Some((end, i));
             }
+        }
+    }
+}
+
+/// `String::from_utf8_lossy`, taking the faster validation path first:
+/// nearly every metadata string is valid UTF-8.
+fn lossy(b: &[u8]) -> Cow<'_, str> {
+    match std::str::from_utf8(b) {
+        Ok(s) => Cow::Borrowed(s),
+        Err(_) => String::from_utf8_lossy(b),
+    }
+}
+
+/// A multiply-rotate hash (as in rustc's FxHash) with a final mix, for the
+/// per-object name maps (here, in `check` and in `symbols`): the keys are
+/// names from one object, so hash flooding is no concern, and SipHash's cost showed in profiles.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct FastHash;
+
+/// The hasher state of [`FastHash`].
+pub(crate) struct FastHasher(u64);
+
+impl std::hash::BuildHasher for FastHash {
+    type Hasher = FastHasher;
+    fn build_hasher(&self) -> FastHasher {
+        FastHasher(0)
+    }
+}
+
+impl FastHasher {
+    fn add(&mut self, w: u64) {
+        self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+}
+
+impl std::hash::Hasher for FastHasher {
+    fn finish(&self) -> u64 {
+        // The multiply leaves the low bits depending on the low input bits
+        // only; fold the high bits down (the hash table uses both ends).
+        let mut x = self.0;
+        x ^= x >> 33;
+        x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
+        x ^ (x >> 33)
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        let mut words = bytes.chunks_exact(8);
+        for w in &mut words {
+            self.add(<[u8; 8]>::try_from(w).map_or(0, u64::from_le_bytes));
+        }
+        let rest = words.remainder();
+        if !rest.is_empty() {
+            let mut last = [0u8; 8];
+            for (d, s) in last.iter_mut().zip(rest) {
+                *d = *s;
+            }
+            self.add(u64::from_le_bytes(last));
         }
     }
 }
@@ -1712,7 +2006,7 @@ fn key_fingerprint(k: &Value) -> Vec<u8> {
     }
 }
 
-fn show_key(k: &Value) -> String {
+fn show_key(k: Raw<'_>) -> String {
     match k.as_str_bytes() {
         Some(b) => format!("{:?}", String::from_utf8_lossy(b)),
         None => format!("<{}>", k.kind_name()),
@@ -1775,7 +2069,20 @@ fn printf_ok(s: &str) -> bool {
 /// the file. Returns the model if the description decodes to a map (even
 /// if it breaks rules), `None` otherwise.
 pub fn check(desc: &[u8], desc_offset: u64, ctx: &Context, sink: &mut Sink) -> Option<Metadata> {
-    let (value, span, used, first_ext) = match msgpack::decode_spanned_ext(desc) {
+    check_parts(desc, desc_offset, ctx, sink, true).and_then(|(_, md)| md)
+}
+
+/// Like [`check`] (the same violations), returning what the whole-object
+/// check needs of each kernel, and the owned model only when `full`.
+/// `None` unless the description decodes to a map.
+pub(crate) fn check_parts<'a>(
+    desc: &'a [u8],
+    desc_offset: u64,
+    ctx: &Context,
+    sink: &mut Sink,
+    full: bool,
+) -> Option<(Vec<KernelRef<'a>>, Option<Metadata>)> {
+    let (doc, used) = match msgpack::decode_flat(desc) {
         Ok(d) => d,
         Err(e) => {
             let at = u64::try_from(e.offset)
@@ -1793,6 +2100,8 @@ pub fn check(desc: &[u8], desc_offset: u64, ctx: &Context, sink: &mut Sink) -> O
         base: desc_offset,
         ctx,
         sink,
+        doc: &doc,
+        full,
     };
     if used < desc.len() {
         let n = desc.len() - used;
@@ -1805,11 +2114,8 @@ pub fn check(desc: &[u8], desc_offset: u64, ctx: &Context, sink: &mut Sink) -> O
             None => c.sink.report(&TRAILING_BYTES, msg),
         }
     }
-    let root = Node {
-        v: &value,
-        s: Some(&span),
-    };
-    if let Some(ext) = first_ext {
+    let root: Node = 0;
+    if let Some(ext) = doc.first_ext() {
         let at = u64::try_from(ext)
             .ok()
             .and_then(|o| desc_offset.checked_add(o));
@@ -1819,11 +2125,12 @@ pub fn check(desc: &[u8], desc_offset: u64, ctx: &Context, sink: &mut Sink) -> O
             None => c.sink.report(&EXT_TYPE, msg),
         }
     }
-    if value.as_map().is_none() {
+    let r = c.raw(root);
+    if !matches!(r, Raw::Map(_)) {
         c.report(
             &ROOT_NOT_MAP,
             Some(root),
-            format!("top level is a {}, not a map", value.kind_name()),
+            format!("top level is a {}, not a map", r.kind_name()),
         );
         return None;
     }

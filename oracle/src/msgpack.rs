@@ -222,38 +222,297 @@ impl std::error::Error for DecodeError {}
 /// Decodes the first value in `bytes`; returns it and the number of bytes
 /// it took (the caller decides what trailing bytes mean).
 pub fn decode(bytes: &[u8]) -> Result<(Value, usize), DecodeError> {
-    let mut d = Decoder {
-        bytes,
-        pos: 0,
-        spans: false,
-        first_ext: None,
-        value_start: 0,
-    };
+    let mut d = Decoder::new(bytes, false);
     let (v, _) = d.value(0)?;
     Ok((v, d.pos))
 }
 
 /// Like [`decode`], and also returns where every value starts.
 pub fn decode_spanned(bytes: &[u8]) -> Result<(Value, Span, usize), DecodeError> {
-    let (v, s, used, _) = decode_spanned_ext(bytes)?;
-    Ok((v, s, used))
+    let mut d = Decoder::new(bytes, true);
+    let (v, s) = d.value(0)?;
+    Ok((v, s, d.pos))
 }
 
-/// Like [`decode_spanned`], and also returns the offset of the first
-/// extension value in pre-order (keys before their values), which the
-/// decoder sees anyway; saves the metadata checker a walk over the tree.
-pub(crate) fn decode_spanned_ext(
-    bytes: &[u8],
-) -> Result<(Value, Span, usize, Option<usize>), DecodeError> {
-    let mut d = Decoder {
-        bytes,
-        pos: 0,
-        spans: true,
-        first_ext: None,
-        value_start: 0,
-    };
-    let (v, s) = d.value(0)?;
-    Ok((v, s, d.pos, d.first_ext))
+/// One value as the wire has it, without copying: strings, binary data and
+/// extension payloads borrow the input; arrays and maps carry only their
+/// element (entry) count, their contents following in a [`Flat`] document.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Raw<'a> {
+    /// `nil`.
+    Nil,
+    /// `false` / `true`.
+    Bool(bool),
+    /// A signed integer format.
+    Int(i64),
+    /// An unsigned integer format.
+    UInt(u64),
+    /// float32.
+    F32(f32),
+    /// float64.
+    F64(f64),
+    /// A string's bytes (not necessarily UTF-8).
+    Str(&'a [u8]),
+    /// Binary data.
+    Bin(&'a [u8]),
+    /// An array of this many elements.
+    Array(usize),
+    /// A map of this many entries.
+    Map(usize),
+    /// An extension value: type tag and payload.
+    Ext(i8, &'a [u8]),
+}
+
+impl<'a> Raw<'a> {
+    /// The string bytes, if this is a string.
+    pub fn as_str_bytes(&self) -> Option<&'a [u8]> {
+        match *self {
+            Raw::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// A short name of the value's kind, as [`Value::kind_name`] gives.
+    pub fn kind_name(&self) -> &'static str {
+        match self {
+            Raw::Nil => "nil",
+            Raw::Bool(_) => "boolean",
+            Raw::Int(_) => "signed integer",
+            Raw::UInt(_) => "unsigned integer",
+            Raw::F32(_) => "float32",
+            Raw::F64(_) => "float64",
+            Raw::Str(_) => "string",
+            Raw::Bin(_) => "binary",
+            Raw::Array(_) => "array",
+            Raw::Map(_) => "map",
+            Raw::Ext(..) => "extension",
+        }
+    }
+
+    /// The owned [`Value`] of a scalar; `None` for arrays and maps.
+    fn scalar(&self) -> Option<Value> {
+        Some(match *self {
+            Raw::Nil => Value::Nil,
+            Raw::Bool(b) => Value::Bool(b),
+            Raw::Int(i) => Value::Int(i),
+            Raw::UInt(u) => Value::UInt(u),
+            Raw::F32(f) => Value::F32(f),
+            Raw::F64(f) => Value::F64(f),
+            Raw::Str(s) => Value::Str(s.to_vec()),
+            Raw::Bin(b) => Value::Bin(b.to_vec()),
+            Raw::Ext(t, d) => Value::Ext(t, d.to_vec()),
+            Raw::Array(_) | Raw::Map(_) => return None,
+        })
+    }
+}
+
+/// One value of a [`Flat`] document.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Item<'a> {
+    /// Byte offset of the value's first (format) byte in the input.
+    pub offset: usize,
+    /// Index just past this value's subtree: the next sibling's index (a
+    /// scalar's is its own index plus one).
+    pub end: usize,
+    /// The value.
+    pub raw: Raw<'a>,
+}
+
+/// A decoded value tree kept flat, in pre-order (a map's key comes before
+/// its value), borrowing from the input. Decoding allocates one vector
+/// instead of a node per value, and walking it needs no recursion: the
+/// children of item `i` start at `i + 1` and each one's `end` is the index
+/// of the next.
+#[derive(Debug, Clone, Default)]
+pub struct Flat<'a> {
+    items: Vec<Item<'a>>,
+    first_ext: Option<usize>,
+}
+
+/// Decodes the first value in `bytes` into a [`Flat`] document; returns it
+/// and the number of bytes it took. Accepts and rejects exactly what
+/// [`decode`] does, with the same errors.
+pub fn decode_flat(bytes: &[u8]) -> Result<(Flat<'_>, usize), DecodeError> {
+    let mut d = Decoder::new(bytes, false);
+    // Metadata averages about eight bytes per value; reserving for that
+    // (bounded by the input length) saves most of the growth copies.
+    let mut items: Vec<Item<'_>> = Vec::with_capacity(bytes.len() / 8 + 1);
+    // Open arrays and maps: item index and values still to come.
+    let mut open: Vec<(usize, usize)> = Vec::new();
+    loop {
+        let start = d.pos;
+        let raw = d.head()?;
+        let idx = items.len();
+        let children = match raw {
+            Raw::Array(n) => Some(n),
+            Raw::Map(n) => Some(n.saturating_mul(2)),
+            _ => None,
+        };
+        if children.is_some() && open.len() >= MAX_DEPTH {
+            return Err(d.err(start, DecodeErrorKind::TooDeep));
+        }
+        items.push(Item {
+            offset: start,
+            end: idx + 1,
+            raw,
+        });
+        if let Some(n) = children.filter(|&n| n > 0) {
+            open.push((idx, n));
+            continue;
+        }
+        // A value is complete: count it against the open containers,
+        // closing each one whose last value this was.
+        loop {
+            let Some((c, left)) = open.last_mut() else {
+                return Ok((
+                    Flat {
+                        items,
+                        first_ext: d.first_ext,
+                    },
+                    d.pos,
+                ));
+            };
+            *left -= 1;
+            if *left > 0 {
+                break;
+            }
+            let c = *c;
+            let end = items.len();
+            if let Some(it) = items.get_mut(c) {
+                it.end = end;
+            }
+            open.pop();
+        }
+    }
+}
+
+impl<'a> Flat<'a> {
+    /// Every value, in pre-order; the root is item 0.
+    pub fn items(&self) -> &[Item<'a>] {
+        &self.items
+    }
+
+    /// Item `i`.
+    pub fn get(&self, i: usize) -> Option<&Item<'a>> {
+        self.items.get(i)
+    }
+
+    /// The value of item `i`.
+    pub fn raw(&self, i: usize) -> Option<Raw<'a>> {
+        self.items.get(i).map(|it| it.raw)
+    }
+
+    /// Byte offset of item `i` in the input.
+    pub fn offset(&self, i: usize) -> Option<usize> {
+        self.items.get(i).map(|it| it.offset)
+    }
+
+    /// Offset of the format byte of the first extension value in pre-order.
+    pub fn first_ext(&self) -> Option<usize> {
+        self.first_ext
+    }
+
+    /// Indices of the direct children of item `i`: array elements, or map
+    /// keys and values interleaved. Empty for scalars.
+    pub fn children(&self, i: usize) -> Children<'_, 'a> {
+        let (next, end) = match self.items.get(i) {
+            Some(it) => (i.saturating_add(1), it.end),
+            None => (0, 0),
+        };
+        Children {
+            items: &self.items,
+            next,
+            end,
+        }
+    }
+
+    /// (key, value) index pairs of the map at item `i`; empty if it is no map.
+    pub fn entries(&self, i: usize) -> Entries<'_, 'a> {
+        let mut c = self.children(i);
+        if !matches!(self.raw(i), Some(Raw::Map(_))) {
+            c.end = 0;
+        }
+        Entries(c)
+    }
+
+    /// The value index of the first entry of map `i` whose key is the
+    /// string `key`.
+    pub fn map_get(&self, i: usize, key: &str) -> Option<usize> {
+        self.entries(i)
+            .find(|&(k, _)| self.raw(k).and_then(|r| r.as_str_bytes()) == Some(key.as_bytes()))
+            .map(|(_, v)| v)
+    }
+
+    /// Item `i` and its subtree as an owned [`Value`] and its [`Span`].
+    pub fn to_value(&self, i: usize) -> Option<(Value, Span)> {
+        let it = self.items.get(i)?;
+        let mut children = Vec::new();
+        let v = match it.raw {
+            Raw::Array(_) => {
+                let mut elems = Vec::new();
+                for c in self.children(i) {
+                    let (v, s) = self.to_value(c)?;
+                    elems.push(v);
+                    children.push(s);
+                }
+                Value::Array(elems)
+            }
+            Raw::Map(_) => {
+                let mut entries = Vec::new();
+                for (k, v) in self.entries(i) {
+                    let (kv, ks) = self.to_value(k)?;
+                    let (vv, vs) = self.to_value(v)?;
+                    entries.push((kv, vv));
+                    children.push(ks);
+                    children.push(vs);
+                }
+                Value::Map(entries)
+            }
+            r => r.scalar()?,
+        };
+        Some((
+            v,
+            Span {
+                offset: it.offset,
+                children,
+            },
+        ))
+    }
+}
+
+/// Iterator over the children of one [`Flat`] item.
+#[derive(Debug, Clone)]
+pub struct Children<'f, 'a> {
+    items: &'f [Item<'a>],
+    next: usize,
+    end: usize,
+}
+
+impl Iterator for Children<'_, '_> {
+    type Item = usize;
+    fn next(&mut self) -> Option<usize> {
+        if self.next >= self.end {
+            return None;
+        }
+        let i = self.next;
+        // `end` always lies past the item itself; `max` only guards the
+        // loop against a malformed document.
+        self.next = self.items.get(i)?.end.max(i.saturating_add(1));
+        Some(i)
+    }
+}
+
+/// Iterator over the (key, value) index pairs of one [`Flat`] map.
+#[derive(Debug, Clone)]
+pub struct Entries<'f, 'a>(Children<'f, 'a>);
+
+impl Iterator for Entries<'_, '_> {
+    type Item = (usize, usize);
+    fn next(&mut self) -> Option<(usize, usize)> {
+        let k = self.0.next()?;
+        let v = self.0.next()?;
+        Some((k, v))
+    }
 }
 
 struct Decoder<'a> {
@@ -263,12 +522,18 @@ struct Decoder<'a> {
     spans: bool,
     /// Offset of the first extension value decoded so far.
     first_ext: Option<usize>,
-    /// Offset of the format byte of the value being decoded (leaves only
-    /// need it, and a leaf decodes no nested value).
-    value_start: usize,
 }
 
-impl Decoder<'_> {
+impl<'a> Decoder<'a> {
+    fn new(bytes: &'a [u8], spans: bool) -> Self {
+        Decoder {
+            bytes,
+            pos: 0,
+            spans,
+            first_ext: None,
+        }
+    }
+
     fn err(&self, offset: usize, kind: DecodeErrorKind) -> DecodeError {
         DecodeError { offset, kind }
     }
@@ -277,20 +542,17 @@ impl Decoder<'_> {
         self.bytes.len().saturating_sub(self.pos)
     }
 
-    fn take(&mut self, n: usize) -> Result<&[u8], DecodeError> {
-        let end = self
+    fn take(&mut self, n: usize) -> Result<&'a [u8], DecodeError> {
+        let bytes = self.bytes;
+        let s = self
             .pos
             .checked_add(n)
-            .filter(|&e| e <= self.bytes.len())
+            .and_then(|e| bytes.get(self.pos..e))
             .ok_or(DecodeError {
                 offset: self.pos,
                 kind: DecodeErrorKind::Truncated,
             })?;
-        let s = self.bytes.get(self.pos..end).ok_or(DecodeError {
-            offset: self.pos,
-            kind: DecodeErrorKind::Truncated,
-        })?;
-        self.pos = end;
+        self.pos += n;
         Ok(s)
     }
 
@@ -314,116 +576,103 @@ impl Decoder<'_> {
         Ok(u64::from_be_bytes(self.be()?))
     }
 
-    fn bytes_of(&mut self, len: usize) -> Result<Vec<u8>, DecodeError> {
-        // `take` checks the length against the input before anything is
-        // allocated.
-        Ok(self.take(len)?.to_vec())
-    }
-
-    fn ext(&mut self, len: usize) -> Result<Value, DecodeError> {
+    fn ext(&mut self, start: usize, len: usize) -> Result<Raw<'a>, DecodeError> {
         if self.first_ext.is_none() {
             // The format byte (and any length) precede the tag; values are
             // decoded in pre-order, so the first one seen is the first.
-            self.first_ext = Some(self.value_start);
+            self.first_ext = Some(start);
         }
         let tag = self.u8()? as i8;
-        Ok(Value::Ext(tag, self.bytes_of(len)?))
+        Ok(Raw::Ext(tag, self.take(len)?))
+    }
+
+    /// Reads one value's format byte and, for a scalar, its payload; for an
+    /// array or map, only its header (the elements follow).
+    fn head(&mut self) -> Result<Raw<'a>, DecodeError> {
+        let start = self.pos;
+        let b = self.u8()?;
+        Ok(match b {
+            0x00..=0x7f => Raw::UInt(u64::from(b)),
+            0x80..=0x8f => Raw::Map(usize::from(b & 0x0f)),
+            0x90..=0x9f => Raw::Array(usize::from(b & 0x0f)),
+            0xa0..=0xbf => Raw::Str(self.take(usize::from(b & 0x1f))?),
+            0xc0 => Raw::Nil,
+            0xc1 => return Err(self.err(start, DecodeErrorKind::InvalidByte(b))),
+            0xc2 => Raw::Bool(false),
+            0xc3 => Raw::Bool(true),
+            0xc4 => {
+                let n = usize::from(self.u8()?);
+                Raw::Bin(self.take(n)?)
+            }
+            0xc5 => {
+                let n = usize::from(self.u16()?);
+                Raw::Bin(self.take(n)?)
+            }
+            0xc6 => {
+                let n = self.len32()?;
+                Raw::Bin(self.take(n)?)
+            }
+            0xc7 => {
+                let n = usize::from(self.u8()?);
+                self.ext(start, n)?
+            }
+            0xc8 => {
+                let n = usize::from(self.u16()?);
+                self.ext(start, n)?
+            }
+            0xc9 => {
+                let n = self.len32()?;
+                self.ext(start, n)?
+            }
+            0xca => Raw::F32(f32::from_bits(self.u32()?)),
+            0xcb => Raw::F64(f64::from_bits(self.u64()?)),
+            0xcc => Raw::UInt(u64::from(self.u8()?)),
+            0xcd => Raw::UInt(u64::from(self.u16()?)),
+            0xce => Raw::UInt(u64::from(self.u32()?)),
+            0xcf => Raw::UInt(self.u64()?),
+            0xd0 => Raw::Int(i64::from(self.u8()? as i8)),
+            0xd1 => Raw::Int(i64::from(self.u16()? as i16)),
+            0xd2 => Raw::Int(i64::from(self.u32()? as i32)),
+            0xd3 => Raw::Int(self.u64()? as i64),
+            0xd4 => self.ext(start, 1)?,
+            0xd5 => self.ext(start, 2)?,
+            0xd6 => self.ext(start, 4)?,
+            0xd7 => self.ext(start, 8)?,
+            0xd8 => self.ext(start, 16)?,
+            0xd9 => {
+                let n = usize::from(self.u8()?);
+                Raw::Str(self.take(n)?)
+            }
+            0xda => {
+                let n = usize::from(self.u16()?);
+                Raw::Str(self.take(n)?)
+            }
+            0xdb => {
+                let n = self.len32()?;
+                Raw::Str(self.take(n)?)
+            }
+            0xdc => Raw::Array(usize::from(self.u16()?)),
+            0xdd => Raw::Array(self.len32()?),
+            0xde => Raw::Map(usize::from(self.u16()?)),
+            0xdf => Raw::Map(self.len32()?),
+            0xe0..=0xff => Raw::Int(i64::from(b as i8)),
+        })
     }
 
     fn value(&mut self, depth: usize) -> Result<(Value, Span), DecodeError> {
         let start = self.pos;
-        self.value_start = start;
-        let b = self.u8()?;
-        let leaf = |v: Value| -> Result<(Value, Span), DecodeError> {
-            Ok((
-                v,
-                Span {
-                    offset: start,
-                    children: Vec::new(),
-                },
-            ))
+        let v = match self.head()? {
+            Raw::Array(n) => return self.array(n, start, depth),
+            Raw::Map(n) => return self.map(n, start, depth),
+            r => r.scalar().unwrap_or(Value::Nil),
         };
-        match b {
-            0x00..=0x7f => leaf(Value::UInt(u64::from(b))),
-            0x80..=0x8f => self.map(usize::from(b & 0x0f), start, depth),
-            0x90..=0x9f => self.array(usize::from(b & 0x0f), start, depth),
-            0xa0..=0xbf => {
-                let s = self.bytes_of(usize::from(b & 0x1f))?;
-                leaf(Value::Str(s))
-            }
-            0xc0 => leaf(Value::Nil),
-            0xc1 => Err(self.err(start, DecodeErrorKind::InvalidByte(b))),
-            0xc2 => leaf(Value::Bool(false)),
-            0xc3 => leaf(Value::Bool(true)),
-            0xc4 => {
-                let n = usize::from(self.u8()?);
-                leaf(Value::Bin(self.bytes_of(n)?))
-            }
-            0xc5 => {
-                let n = usize::from(self.u16()?);
-                leaf(Value::Bin(self.bytes_of(n)?))
-            }
-            0xc6 => {
-                let n = self.len32()?;
-                leaf(Value::Bin(self.bytes_of(n)?))
-            }
-            0xc7 => {
-                let n = usize::from(self.u8()?);
-                leaf(self.ext(n)?)
-            }
-            0xc8 => {
-                let n = usize::from(self.u16()?);
-                leaf(self.ext(n)?)
-            }
-            0xc9 => {
-                let n = self.len32()?;
-                leaf(self.ext(n)?)
-            }
-            0xca => leaf(Value::F32(f32::from_bits(self.u32()?))),
-            0xcb => leaf(Value::F64(f64::from_bits(self.u64()?))),
-            0xcc => leaf(Value::UInt(u64::from(self.u8()?))),
-            0xcd => leaf(Value::UInt(u64::from(self.u16()?))),
-            0xce => leaf(Value::UInt(u64::from(self.u32()?))),
-            0xcf => leaf(Value::UInt(self.u64()?)),
-            0xd0 => leaf(Value::Int(i64::from(self.u8()? as i8))),
-            0xd1 => leaf(Value::Int(i64::from(self.u16()? as i16))),
-            0xd2 => leaf(Value::Int(i64::from(self.u32()? as i32))),
-            0xd3 => leaf(Value::Int(self.u64()? as i64)),
-            0xd4 => leaf(self.ext(1)?),
-            0xd5 => leaf(self.ext(2)?),
-            0xd6 => leaf(self.ext(4)?),
-            0xd7 => leaf(self.ext(8)?),
-            0xd8 => leaf(self.ext(16)?),
-            0xd9 => {
-                let n = usize::from(self.u8()?);
-                leaf(Value::Str(self.bytes_of(n)?))
-            }
-            0xda => {
-                let n = usize::from(self.u16()?);
-                leaf(Value::Str(self.bytes_of(n)?))
-            }
-            0xdb => {
-                let n = self.len32()?;
-                leaf(Value::Str(self.bytes_of(n)?))
-            }
-            0xdc => {
-                let n = usize::from(self.u16()?);
-                self.array(n, start, depth)
-            }
-            0xdd => {
-                let n = self.len32()?;
-                self.array(n, start, depth)
-            }
-            0xde => {
-                let n = usize::from(self.u16()?);
-                self.map(n, start, depth)
-            }
-            0xdf => {
-                let n = self.len32()?;
-                self.map(n, start, depth)
-            }
-            0xe0..=0xff => leaf(Value::Int(i64::from(b as i8))),
-        }
+        Ok((
+            v,
+            Span {
+                offset: start,
+                children: Vec::new(),
+            },
+        ))
     }
 
     fn len32(&mut self) -> Result<usize, DecodeError> {
@@ -827,6 +1076,103 @@ mod tests {
         })
     }
 
+    /// Offset of the first extension value in pre-order.
+    fn first_ext(v: &Value, s: &Span) -> Option<usize> {
+        match v {
+            Value::Ext(..) => Some(s.offset),
+            Value::Array(a) => a.iter().zip(&s.children).find_map(|(v, s)| first_ext(v, s)),
+            Value::Map(m) => m
+                .iter()
+                .flat_map(|(k, v)| [k, v])
+                .zip(&s.children)
+                .find_map(|(v, s)| first_ext(v, s)),
+            _ => None,
+        }
+    }
+
+    /// `decode_flat` gives what `decode_spanned` gives: the same tree (read
+    /// back through `to_value`), length, first extension, or error.
+    fn flat_agrees(bytes: &[u8]) -> Result<(), TestCaseError> {
+        match (decode_spanned(bytes), decode_flat(bytes)) {
+            (Ok((v, span, used)), Ok((flat, used2))) => {
+                prop_assert_eq!(used, used2);
+                prop_assert_eq!(flat.first_ext(), first_ext(&v, &span));
+                let (v2, span2) = flat.to_value(0).unwrap();
+                prop_assert_eq!(&v2, &v);
+                prop_assert_eq!(&span2, &span);
+                prop_assert_eq!(
+                    flat.items().first().map(|i| i.end),
+                    Some(flat.items().len())
+                );
+                for (i, it) in flat.items().iter().enumerate() {
+                    prop_assert!(it.end > i && it.end <= flat.items().len());
+                }
+            }
+            (Err(a), Err(b)) => prop_assert_eq!(a, b),
+            (a, b) => prop_assert!(
+                false,
+                "spanned {:?} vs flat {:?}",
+                a.map(|x| x.2),
+                b.map(|x| x.1)
+            ),
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn flat_navigation() {
+        // {"a": [1, {"b": nil}], "c": "d"}
+        let v = Value::Map(vec![
+            (
+                Value::str("a"),
+                Value::Array(vec![
+                    Value::UInt(1),
+                    Value::Map(vec![(Value::str("b"), Value::Nil)]),
+                ]),
+            ),
+            (Value::str("c"), Value::str("d")),
+        ]);
+        let bytes = encode(&v);
+        let (flat, used) = decode_flat(&bytes).unwrap();
+        assert_eq!(used, bytes.len());
+        let kinds: Vec<&str> = flat.items().iter().map(|i| i.raw.kind_name()).collect();
+        assert_eq!(
+            kinds,
+            [
+                "map",
+                "string",
+                "array",
+                "unsigned integer",
+                "map",
+                "string",
+                "nil",
+                "string",
+                "string"
+            ]
+        );
+        assert_eq!(flat.entries(0).collect::<Vec<_>>(), [(1, 2), (7, 8)]);
+        assert_eq!(flat.children(2).collect::<Vec<_>>(), [3, 4]);
+        assert_eq!(flat.entries(2).count(), 0);
+        assert_eq!(flat.map_get(0, "c"), Some(8));
+        assert_eq!(flat.raw(8), Some(Raw::Str(b"d")));
+        assert_eq!(flat.map_get(0, "b"), None);
+        assert_eq!(flat.map_get(4, "b"), Some(6));
+        assert_eq!(flat.offset(8), Some(bytes.len() - 2));
+        assert_eq!(flat.children(99).count(), 0);
+    }
+
+    #[test]
+    fn flat_depth_limit_matches() {
+        let mut deep = vec![0x91u8; MAX_DEPTH];
+        deep.push(0xc0);
+        assert!(decode_flat(&deep).is_ok());
+        deep.insert(0, 0x91);
+        let e = decode_flat(&deep).unwrap_err();
+        assert_eq!(e, decode(&deep).unwrap_err());
+        assert_eq!(e.kind, DecodeErrorKind::TooDeep);
+        assert_eq!(e.offset, MAX_DEPTH);
+    }
+
     proptest! {
         #[test]
         fn encode_decode_round_trip(v in arb_value()) {
@@ -855,6 +1201,18 @@ mod tests {
                 Err(e) => prop_assert!(e.offset <= bytes.len()),
             }
             let _ = decode_spanned(&bytes);
+        }
+
+        #[test]
+        fn flat_agrees_with_spanned_on_values(v in arb_value(), junk in proptest::collection::vec(any::<u8>(), 0..4)) {
+            let mut bytes = encode(&v);
+            bytes.extend_from_slice(&junk);
+            flat_agrees(&bytes)?;
+        }
+
+        #[test]
+        fn flat_agrees_with_spanned_on_random_bytes(bytes in proptest::collection::vec(any::<u8>(), 0..512)) {
+            flat_agrees(&bytes)?;
         }
 
         #[test]

@@ -6,8 +6,10 @@
 //! (`R_AMDGPU_REL64` in relocatable objects).
 
 use crate::elf::{self, Elf, Section, ET_REL, SHT_DYNSYM, SHT_RELA, SHT_SYMTAB};
+use crate::metadata::FastHash;
 use crate::rules::Sink;
 use serde::Serialize;
+use std::collections::{HashMap, HashSet};
 
 crate::declare_rules! {
     TABLE = (Error, "symbol.table",
@@ -195,6 +197,16 @@ fn section_of<'e>(elf: &'e Elf, sym: &Symbol) -> Option<&'e Section> {
 /// Finds kernels (every `NAME.kd` symbol) and checks descriptor placement.
 pub fn kernels(elf: &Elf, syms: &Symbols, sink: &mut Sink) -> Vec<KernelSymbols> {
     let mut out: Vec<KernelSymbols> = Vec::new();
+    // Objects hold hundreds of kernels and symbols: look names up in maps
+    // built once rather than searching the lists for every kernel. `entries`
+    // keeps the first non-section symbol of each name, as a linear search
+    // in table order would find.
+    let mut entries: HashMap<&str, &Symbol, FastHash> =
+        HashMap::with_capacity_and_hasher(syms.symbols.len(), FastHash);
+    for e in syms.symbols.iter().filter(|e| e.sym_type != STT_SECTION) {
+        entries.entry(e.name.as_str()).or_insert(e);
+    }
+    let mut seen: HashSet<&str, FastHash> = HashSet::default();
     for s in &syms.symbols {
         let Some(name) = s.name.strip_suffix(".kd") else {
             continue;
@@ -203,7 +215,7 @@ pub fn kernels(elf: &Elf, syms: &Symbols, sink: &mut Sink) -> Vec<KernelSymbols>
             continue;
         }
         sink.set_kernel(Some(name));
-        if out.iter().any(|k| k.name == name) {
+        if !seen.insert(name) {
             sink.report(
                 &KD_DUPLICATE,
                 format!("descriptor symbol {} is defined more than once", s.name),
@@ -264,11 +276,7 @@ pub fn kernels(elf: &Elf, syms: &Symbols, sink: &mut Sink) -> Vec<KernelSymbols>
                 format!("{} is not defined in a section (st_shndx {:#x})", s.name, s.shndx),
             ),
         }
-        let entry = syms
-            .symbols
-            .iter()
-            .find(|e| e.name == name && e.sym_type != STT_SECTION)
-            .cloned();
+        let entry = entries.get(name).map(|&e| e.clone());
         match &entry {
             None => sink.report(
                 &KERNEL_MISSING,
