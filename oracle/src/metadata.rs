@@ -397,7 +397,8 @@ impl ValueKind {
 
     /// Parses the wire spelling.
     pub fn parse(s: &str) -> Option<ValueKind> {
-        Self::ALL.into_iter().find(|k| k.as_str() == s)
+        // VALUE_KIND_NAMES lists the kinds in the order of ALL (tested).
+        Self::ALL.get(str_index(VALUE_KIND_NAMES, s)?).copied()
     }
 
     /// True for the `hidden_*` kinds, which the runtime fills in.
@@ -1065,7 +1066,13 @@ struct Checker<'s, 'a> {
     doc: &'s Flat<'a>,
     /// Whether to build the owned [`Metadata`] model.
     full: bool,
+    /// Per [`Level`], per entry position: the table index of the known key
+    /// last found there.
+    hints: [[u8; HINTS]; 3],
 }
+
+/// Map entry positions with a key hint (more than any level has keys).
+const HINTS: usize = 40;
 
 impl<'a> Checker<'_, 'a> {
     fn raw(&self, n: Node) -> Raw<'a> {
@@ -1099,7 +1106,7 @@ impl<'a> Checker<'_, 'a> {
         let mut seen = SeenKeys::new();
         let defs = level.defs();
         let mut present = 0u64;
-        for (kn, vn) in doc.entries(map) {
+        for (pos, (kn, vn)) in doc.entries(map).enumerate() {
             let k = self.raw(kn);
             let Some(kb) = k.as_str_bytes() else {
                 // A non-string key: compare by fingerprint (rare).
@@ -1123,9 +1130,23 @@ impl<'a> Checker<'_, 'a> {
                 fields.other.push(show_key(k));
                 continue;
             };
-            let di = defs
-                .iter()
-                .position(|d| d.key.len() == kb.len() && d.key.as_bytes() == kb);
+            // LLVM writes keys in a fixed order: try the key found at this
+            // position of the previous map of the level first.
+            let slot = self
+                .hints
+                .get_mut(level as usize)
+                .and_then(|h| h.get_mut(pos));
+            let hinted = slot
+                .as_deref()
+                .map(|&h| usize::from(h))
+                .filter(|&h| defs.get(h).is_some_and(|d| d.key.as_bytes() == kb));
+            let di = hinted.or_else(|| {
+                let di = defs.iter().position(|d| d.key.as_bytes() == kb)?;
+                if let (Some(slot), Ok(h)) = (slot, u8::try_from(di)) {
+                    *slot = h;
+                }
+                Some(di)
+            });
             let new = match di {
                 Some(di) => seen.known(di),
                 None => seen.unknown(kb),
@@ -1253,7 +1274,7 @@ impl<'a> Checker<'_, 'a> {
             }
         };
         if let (Some(values), Parsed::Str(s)) = (def.values, &p) {
-            if !values.contains(&s.as_ref()) {
+            if str_index(values, s).is_none() {
                 self.report(
                     &VALUE_ENUM,
                     Some(n),
@@ -1937,9 +1958,22 @@ fn lossy(b: &[u8]) -> Cow<'_, str> {
     }
 }
 
-/// A multiply-rotate hash (as in rustc's FxHash) with a final mix, for the
-/// per-object name maps (here, in `check` and in `symbols`): the keys are
-/// names from one object, so hash flooding is no concern, and SipHash's cost showed in profiles.
+/// Index of `s` in `values`, comparing lengths and last bytes before
+/// whole strings (many names share long prefixes).
+fn str_index(values: &[&str], s: &str) -> Option<usize> {
+    let b = s.as_bytes();
+    values.iter().position(|v| {
+        let v = v.as_bytes();
+        v.len() == b.len() && v.last() == b.last() && v == b
+    })
+}
+
+/// A folded-multiply hash over 16-byte blocks (in the style of wyhash),
+/// with a final mix, for the per-object name maps (here, in `check` and in
+/// `symbols`): the keys are names from one object, so hash flooding is no
+/// concern, and SipHash's cost showed in profiles. The multiplies of
+/// different blocks do not depend on each other, so long mangled names
+/// hash at several bytes per cycle.
 #[derive(Debug, Default, Clone, Copy)]
 pub(crate) struct FastHash;
 
@@ -1953,34 +1987,54 @@ impl std::hash::BuildHasher for FastHash {
     }
 }
 
+const K1: u64 = 0xa076_1d64_78bd_642f;
+const K2: u64 = 0xe703_7ed1_a0b4_28db;
+
+/// The 128-bit product of `a` and `b`, its halves xored.
+fn fold_mul(a: u64, b: u64) -> u64 {
+    let p = u128::from(a).wrapping_mul(u128::from(b));
+    (p as u64) ^ ((p >> 64) as u64)
+}
+
+fn le64(b: &[u8]) -> u64 {
+    <[u8; 8]>::try_from(b).map_or(0, u64::from_le_bytes)
+}
+
 impl FastHasher {
-    fn add(&mut self, w: u64) {
-        self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(0x517c_c1b7_2722_0a95);
+    fn add(&mut self, a: u64, b: u64) {
+        // Only the rotate and xor are serial; the multiply is per block.
+        self.0 = self.0.rotate_left(23) ^ fold_mul(a ^ K1, b ^ K2);
     }
 }
 
 impl std::hash::Hasher for FastHasher {
     fn finish(&self) -> u64 {
-        // The multiply leaves the low bits depending on the low input bits
-        // only; fold the high bits down (the hash table uses both ends).
+        // Spread every state bit over both ends (the hash table uses the
+        // low bits for the bucket and the top seven as a tag).
         let mut x = self.0;
         x ^= x >> 33;
         x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
         x ^ (x >> 33)
     }
     fn write(&mut self, bytes: &[u8]) {
-        let mut words = bytes.chunks_exact(8);
-        for w in &mut words {
-            self.add(<[u8; 8]>::try_from(w).map_or(0, u64::from_le_bytes));
+        let mut blocks = bytes.chunks_exact(16);
+        for b in &mut blocks {
+            let (lo, hi) = b.split_at(8);
+            self.add(le64(lo), le64(hi));
         }
-        let rest = words.remainder();
+        let rest = blocks.remainder();
         if !rest.is_empty() {
-            let mut last = [0u8; 8];
+            let mut last = [0u8; 16];
             for (d, s) in last.iter_mut().zip(rest) {
                 *d = *s;
             }
-            self.add(u64::from_le_bytes(last));
+            let (lo, hi) = last.split_at(8);
+            // The length keeps zero-padded tails apart from real zeros.
+            self.add(le64(lo), le64(hi) ^ (rest.len() as u64) << 56);
         }
+    }
+    fn write_u8(&mut self, i: u8) {
+        self.add(u64::from(i), 0);
     }
 }
 
@@ -2102,6 +2156,7 @@ pub(crate) fn check_parts<'a>(
         sink,
         doc: &doc,
         full,
+        hints: [[0; HINTS]; 3],
     };
     if used < desc.len() {
         let n = desc.len() - used;
@@ -2883,6 +2938,25 @@ mod tests {
             "{slots:?}"
         );
         assert!(slots.iter().all(|(o, s)| o + s <= 256 && o % s == 0));
+    }
+
+    #[test]
+    fn fast_hash_separates_tails_and_blocks() {
+        use std::hash::BuildHasher;
+        let h = |s: &str| FastHash.hash_one(s);
+        let keys = [
+            "",
+            "a",
+            "a\0",
+            "\0a",
+            "abcdefghijklmnop",
+            "abcdefghijklmnopq",
+            "ijklmnopabcdefgh",
+            "abcdefghijklmnop\0",
+        ];
+        let hashes: BTreeSet<u64> = keys.iter().map(|k| h(k)).collect();
+        assert_eq!(hashes.len(), keys.len());
+        assert_eq!(h("kernel.kd"), h("kernel.kd"));
     }
 
     #[test]

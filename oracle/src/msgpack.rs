@@ -306,55 +306,136 @@ impl<'a> Raw<'a> {
     }
 }
 
-/// One value of a [`Flat`] document.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Item<'a> {
+/// What kind of value an [`Item`] holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Nil,
+    Bool,
+    Int,
+    UInt,
+    F32,
+    F64,
+    Str,
+    Bin,
+    Array,
+    Map,
+    Ext,
+}
+
+/// One value of a [`Flat`] document, packed into 24 bytes (the walk over
+/// a large document is bound by memory traffic): strings, binary data and
+/// extension payloads are kept as a position in the input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Item {
+    /// Scalars: the value's bits; strings, binary data, extensions: the
+    /// payload's start (low half) and length (high half); arrays and maps:
+    /// the element (entry) count.
+    val: u64,
+    offset: u32,
+    end: u32,
+    kind: Kind,
+    /// Extension type tag.
+    tag: i8,
+}
+
+impl Item {
     /// Byte offset of the value's first (format) byte in the input.
-    pub offset: usize,
+    pub fn offset(&self) -> usize {
+        self.offset as usize
+    }
+
     /// Index just past this value's subtree: the next sibling's index (a
     /// scalar's is its own index plus one).
-    pub end: usize,
-    /// The value.
-    pub raw: Raw<'a>,
+    pub fn end(&self) -> usize {
+        self.end as usize
+    }
 }
 
 /// A decoded value tree kept flat, in pre-order (a map's key comes before
 /// its value), borrowing from the input. Decoding allocates one vector
-/// instead of a node per value, and walking it needs no recursion: the
-/// children of item `i` start at `i + 1` and each one's `end` is the index
-/// of the next.
+/// instead of a node per value (and reuses the previous document's vector
+/// on the same thread), and walking it needs no recursion: the children of
+/// item `i` start at `i + 1` and each one's `end` is the index of the next.
 #[derive(Debug, Clone, Default)]
 pub struct Flat<'a> {
-    items: Vec<Item<'a>>,
+    bytes: &'a [u8],
+    items: Vec<Item>,
     first_ext: Option<usize>,
+}
+
+thread_local! {
+    /// The item vector of the last dropped [`Flat`] on this thread, kept
+    /// for the next decode: fresh multi-megabyte vectors cost page faults.
+    static SPARE: std::cell::Cell<Vec<Item>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
+/// Largest item vector kept for reuse (in items; 24 MiB).
+const SPARE_MAX: usize = 1 << 20;
+
+impl Drop for Flat<'_> {
+    fn drop(&mut self) {
+        let mine = std::mem::take(&mut self.items);
+        if mine.capacity() > SPARE_MAX {
+            return;
+        }
+        // `try_with`: the thread-local may already be gone at thread exit.
+        let _ = SPARE.try_with(|s| {
+            let other = s.take();
+            s.set(if mine.capacity() >= other.capacity() {
+                mine
+            } else {
+                other
+            });
+        });
+    }
 }
 
 /// Decodes the first value in `bytes` into a [`Flat`] document; returns it
 /// and the number of bytes it took. Accepts and rejects exactly what
-/// [`decode`] does, with the same errors.
+/// [`decode`] does, with the same errors, for inputs up to `u32::MAX`
+/// bytes (item offsets are 32-bit); of a longer input only that prefix is
+/// read, so a value reaching past it is truncated. ELF note descriptions,
+/// whose size field is 32-bit, always fit.
 pub fn decode_flat(bytes: &[u8]) -> Result<(Flat<'_>, usize), DecodeError> {
+    let bytes = bytes.get(..u32::MAX as usize).unwrap_or(bytes);
     let mut d = Decoder::new(bytes, false);
+    let mut items = SPARE.try_with(|s| s.take()).unwrap_or_default();
+    items.clear();
     // Metadata averages about eight bytes per value; reserving for that
     // (bounded by the input length) saves most of the growth copies.
-    let mut items: Vec<Item<'_>> = Vec::with_capacity(bytes.len() / 8 + 1);
+    items.reserve(bytes.len() / 8 + 1);
     // Open arrays and maps: item index and values still to come.
     let mut open: Vec<(usize, usize)> = Vec::new();
+    // Offsets and indices fit u32: the input does, and every item takes at
+    // least one byte of it.
+    let narrow = |x: usize| u32::try_from(x).unwrap_or(u32::MAX);
     loop {
         let start = d.pos;
         let raw = d.head()?;
         let idx = items.len();
-        let children = match raw {
-            Raw::Array(n) => Some(n),
-            Raw::Map(n) => Some(n.saturating_mul(2)),
-            _ => None,
+        let payload = |p: &[u8]| (d.pos - p.len()) as u64 | (p.len() as u64) << 32;
+        let (kind, val, tag, children) = match raw {
+            Raw::Nil => (Kind::Nil, 0, 0, None),
+            Raw::Bool(b) => (Kind::Bool, u64::from(b), 0, None),
+            Raw::Int(i) => (Kind::Int, i as u64, 0, None),
+            Raw::UInt(u) => (Kind::UInt, u, 0, None),
+            Raw::F32(f) => (Kind::F32, u64::from(f.to_bits()), 0, None),
+            Raw::F64(f) => (Kind::F64, f.to_bits(), 0, None),
+            Raw::Str(p) => (Kind::Str, payload(p), 0, None),
+            Raw::Bin(p) => (Kind::Bin, payload(p), 0, None),
+            Raw::Ext(t, p) => (Kind::Ext, payload(p), t, None),
+            Raw::Array(n) => (Kind::Array, n as u64, 0, Some(n)),
+            Raw::Map(n) => (Kind::Map, n as u64, 0, Some(n.saturating_mul(2))),
         };
         if children.is_some() && open.len() >= MAX_DEPTH {
             return Err(d.err(start, DecodeErrorKind::TooDeep));
         }
         items.push(Item {
-            offset: start,
-            end: idx + 1,
-            raw,
+            val,
+            offset: narrow(start),
+            end: narrow(idx + 1),
+            kind,
+            tag,
         });
         if let Some(n) = children.filter(|&n| n > 0) {
             open.push((idx, n));
@@ -366,6 +447,7 @@ pub fn decode_flat(bytes: &[u8]) -> Result<(Flat<'_>, usize), DecodeError> {
             let Some((c, left)) = open.last_mut() else {
                 return Ok((
                     Flat {
+                        bytes,
                         items,
                         first_ext: d.first_ext,
                     },
@@ -377,7 +459,7 @@ pub fn decode_flat(bytes: &[u8]) -> Result<(Flat<'_>, usize), DecodeError> {
                 break;
             }
             let c = *c;
-            let end = items.len();
+            let end = narrow(items.len());
             if let Some(it) = items.get_mut(c) {
                 it.end = end;
             }
@@ -388,23 +470,46 @@ pub fn decode_flat(bytes: &[u8]) -> Result<(Flat<'_>, usize), DecodeError> {
 
 impl<'a> Flat<'a> {
     /// Every value, in pre-order; the root is item 0.
-    pub fn items(&self) -> &[Item<'a>] {
+    pub fn items(&self) -> &[Item] {
         &self.items
     }
 
     /// Item `i`.
-    pub fn get(&self, i: usize) -> Option<&Item<'a>> {
+    pub fn get(&self, i: usize) -> Option<&Item> {
         self.items.get(i)
     }
 
     /// The value of item `i`.
     pub fn raw(&self, i: usize) -> Option<Raw<'a>> {
-        self.items.get(i).map(|it| it.raw)
+        let it = self.items.get(i)?;
+        let payload = || {
+            let start = (it.val & 0xffff_ffff) as usize;
+            let len = (it.val >> 32) as usize;
+            self.bytes.get(start..start.checked_add(len)?)
+        };
+        Some(match it.kind {
+            Kind::Nil => Raw::Nil,
+            Kind::Bool => Raw::Bool(it.val != 0),
+            Kind::Int => Raw::Int(it.val as i64),
+            Kind::UInt => Raw::UInt(it.val),
+            Kind::F32 => Raw::F32(f32::from_bits(it.val as u32)),
+            Kind::F64 => Raw::F64(f64::from_bits(it.val)),
+            Kind::Str => Raw::Str(payload()?),
+            Kind::Bin => Raw::Bin(payload()?),
+            Kind::Ext => Raw::Ext(it.tag, payload()?),
+            Kind::Array => Raw::Array(it.val as usize),
+            Kind::Map => Raw::Map(it.val as usize),
+        })
+    }
+
+    /// Whether item `i` is a map.
+    pub fn is_map(&self, i: usize) -> bool {
+        self.items.get(i).is_some_and(|it| it.kind == Kind::Map)
     }
 
     /// Byte offset of item `i` in the input.
     pub fn offset(&self, i: usize) -> Option<usize> {
-        self.items.get(i).map(|it| it.offset)
+        self.items.get(i).map(Item::offset)
     }
 
     /// Offset of the format byte of the first extension value in pre-order.
@@ -414,9 +519,9 @@ impl<'a> Flat<'a> {
 
     /// Indices of the direct children of item `i`: array elements, or map
     /// keys and values interleaved. Empty for scalars.
-    pub fn children(&self, i: usize) -> Children<'_, 'a> {
+    pub fn children(&self, i: usize) -> Children<'_> {
         let (next, end) = match self.items.get(i) {
-            Some(it) => (i.saturating_add(1), it.end),
+            Some(it) => (i.saturating_add(1), it.end()),
             None => (0, 0),
         };
         Children {
@@ -427,9 +532,9 @@ impl<'a> Flat<'a> {
     }
 
     /// (key, value) index pairs of the map at item `i`; empty if it is no map.
-    pub fn entries(&self, i: usize) -> Entries<'_, 'a> {
+    pub fn entries(&self, i: usize) -> Entries<'_> {
         let mut c = self.children(i);
-        if !matches!(self.raw(i), Some(Raw::Map(_))) {
+        if !self.is_map(i) {
             c.end = 0;
         }
         Entries(c)
@@ -445,9 +550,9 @@ impl<'a> Flat<'a> {
 
     /// Item `i` and its subtree as an owned [`Value`] and its [`Span`].
     pub fn to_value(&self, i: usize) -> Option<(Value, Span)> {
-        let it = self.items.get(i)?;
+        let offset = self.offset(i)?;
         let mut children = Vec::new();
-        let v = match it.raw {
+        let v = match self.raw(i)? {
             Raw::Array(_) => {
                 let mut elems = Vec::new();
                 for c in self.children(i) {
@@ -470,25 +575,19 @@ impl<'a> Flat<'a> {
             }
             r => r.scalar()?,
         };
-        Some((
-            v,
-            Span {
-                offset: it.offset,
-                children,
-            },
-        ))
+        Some((v, Span { offset, children }))
     }
 }
 
 /// Iterator over the children of one [`Flat`] item.
 #[derive(Debug, Clone)]
-pub struct Children<'f, 'a> {
-    items: &'f [Item<'a>],
+pub struct Children<'f> {
+    items: &'f [Item],
     next: usize,
     end: usize,
 }
 
-impl Iterator for Children<'_, '_> {
+impl Iterator for Children<'_> {
     type Item = usize;
     fn next(&mut self) -> Option<usize> {
         if self.next >= self.end {
@@ -497,16 +596,16 @@ impl Iterator for Children<'_, '_> {
         let i = self.next;
         // `end` always lies past the item itself; `max` only guards the
         // loop against a malformed document.
-        self.next = self.items.get(i)?.end.max(i.saturating_add(1));
+        self.next = self.items.get(i)?.end().max(i.saturating_add(1));
         Some(i)
     }
 }
 
 /// Iterator over the (key, value) index pairs of one [`Flat`] map.
 #[derive(Debug, Clone)]
-pub struct Entries<'f, 'a>(Children<'f, 'a>);
+pub struct Entries<'f>(Children<'f>);
 
-impl Iterator for Entries<'_, '_> {
+impl Iterator for Entries<'_> {
     type Item = (usize, usize);
     fn next(&mut self) -> Option<(usize, usize)> {
         let k = self.0.next()?;
@@ -1101,11 +1200,11 @@ mod tests {
                 prop_assert_eq!(&v2, &v);
                 prop_assert_eq!(&span2, &span);
                 prop_assert_eq!(
-                    flat.items().first().map(|i| i.end),
+                    flat.items().first().map(Item::end),
                     Some(flat.items().len())
                 );
                 for (i, it) in flat.items().iter().enumerate() {
-                    prop_assert!(it.end > i && it.end <= flat.items().len());
+                    prop_assert!(it.end() > i && it.end() <= flat.items().len());
                 }
             }
             (Err(a), Err(b)) => prop_assert_eq!(a, b),
@@ -1135,7 +1234,9 @@ mod tests {
         let bytes = encode(&v);
         let (flat, used) = decode_flat(&bytes).unwrap();
         assert_eq!(used, bytes.len());
-        let kinds: Vec<&str> = flat.items().iter().map(|i| i.raw.kind_name()).collect();
+        let kinds: Vec<&str> = (0..flat.items().len())
+            .map(|i| flat.raw(i).unwrap().kind_name())
+            .collect();
         assert_eq!(
             kinds,
             [
