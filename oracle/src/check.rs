@@ -126,17 +126,20 @@ fn check_parsed(elf: &Elf, detail: Detail, sink: &mut Sink, report: &mut ObjectR
     // Metadata kernel by `.symbol` (the first one, as a linear search would
     // find), and the descriptor symbol names: large libraries hold thousands
     // of kernels per object, so pairwise searching is quadratic.
-    let mut by_symbol: HashMap<&str, usize, FastHash> = HashMap::default();
+    let md_count = md_kernels.as_ref().map_or(0, Vec::len);
+    let mut by_symbol: HashMap<&str, usize, FastHash> =
+        HashMap::with_capacity_and_hasher(md_count, FastHash);
     for (i, mk) in md_kernels.iter().flatten().enumerate() {
         if let Some(sym) = mk.symbol.as_deref() {
             by_symbol.entry(sym).or_insert(i);
         }
     }
+    report.kernels.reserve(kernels.len());
     for k in &kernels {
-        let md_index = by_symbol.get(k.kd.name.as_str()).copied();
+        let md_index = by_symbol.get(k.kd.name).copied();
         let md_kernel = md_index.and_then(|i| md_kernels.as_ref()?.get(i));
         if md_kernels.is_some() && md_kernel.is_none() {
-            sink.set_kernel(Some(&k.name));
+            sink.set_kernel(Some(k.name));
             sink.report(
                 &symbols::KD_NOT_IN_METADATA,
                 format!(
@@ -146,7 +149,7 @@ fn check_parsed(elf: &Elf, detail: Detail, sink: &mut Sink, report: &mut ObjectR
             );
         }
         let mut kr = KernelReport {
-            name: k.name.clone(),
+            name: k.name.to_owned(),
             descriptor_offset: k.kd_offset,
             descriptor: None,
             fields: Vec::new(),
@@ -162,7 +165,7 @@ fn check_parsed(elf: &Elf, detail: Detail, sink: &mut Sink, report: &mut ObjectR
             let desc = kd::KernelDescriptor::parse(bytes);
             symbols::check_entry(elf, &syms, k, desc.kernel_code_entry_byte_offset, sink);
             if let Some(t) = elf.target {
-                sink.set_kernel(Some(&k.name));
+                sink.set_kernel(Some(k.name));
                 desc.check(t, cov, off, sink);
                 sgpr::check(&desc, t, off, sink);
                 if let Some(mk) = md_kernel {
@@ -179,8 +182,9 @@ fn check_parsed(elf: &Elf, detail: Detail, sink: &mut Sink, report: &mut ObjectR
         report.kernels.push(kr);
     }
     if let Some(mks) = &md_kernels {
-        let kd_names: HashSet<&str, FastHash> =
-            kernels.iter().map(|k| k.kd.name.as_str()).collect();
+        let mut kd_names: HashSet<&str, FastHash> =
+            HashSet::with_capacity_and_hasher(kernels.len(), FastHash);
+        kd_names.extend(kernels.iter().map(|k| k.kd.name));
         for mk in mks {
             let Some(sym) = mk.symbol.as_deref() else {
                 continue;

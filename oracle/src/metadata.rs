@@ -398,7 +398,9 @@ impl ValueKind {
     /// Parses the wire spelling.
     pub fn parse(s: &str) -> Option<ValueKind> {
         // VALUE_KIND_NAMES lists the kinds in the order of ALL (tested).
-        Self::ALL.get(str_index(VALUE_KIND_NAMES, s)?).copied()
+        Self::ALL
+            .get(bytes_index(VALUE_KIND_NAMES, s.as_bytes())?)
+            .copied()
     }
 
     /// True for the `hidden_*` kinds, which the runtime fills in.
@@ -681,6 +683,14 @@ impl Level {
             Level::Arg => ARG_KEYS,
         }
     }
+    /// The required keys, as a bit set by table index.
+    fn required(self) -> u64 {
+        match self {
+            Level::Root => const { required_mask(ROOT_KEYS) },
+            Level::Kernel => const { required_mask(KERNEL_KEYS) },
+            Level::Arg => const { required_mask(ARG_KEYS) },
+        }
+    }
     fn namespace(self) -> &'static str {
         match self {
             Level::Root => "amdhsa.",
@@ -698,6 +708,19 @@ impl Level {
 
 /// Index of a value in the decoded [`Flat`] document.
 type Node = usize;
+
+/// The required keys of `defs` as a bit set by index, at compile time.
+const fn required_mask(defs: &[KeyDef]) -> u64 {
+    let mut mask = 0u64;
+    let mut i = 0;
+    while i < defs.len() && i < 64 {
+        if defs[i].required {
+            mask |= 1u64 << i;
+        }
+        i += 1;
+    }
+    mask
+}
 
 /// Index of `key` in `defs`, at compile time (see [`kdef!`]).
 const fn def_index(defs: &[KeyDef], key: &str) -> usize {
@@ -739,22 +762,36 @@ const ARG_N: usize = ARG_KEYS.len();
 // Known keys seen in a map are tracked in a u64 bit set.
 const _: () = assert!(ROOT_N <= 64 && KERNEL_N <= 64 && ARG_N <= 64);
 
-/// A key's value after its kind was checked.
+/// A key's value after its kind was checked. `Copy`, so that storing one
+/// needs no drop of the slot's old value (which made the compiler spill
+/// and reload each value, stalling, in profiles).
+#[derive(Clone, Copy)]
 enum Parsed<'a> {
-    Str(Cow<'a, str>),
+    /// The string's bytes; turned into text (lossily, as
+    /// `String::from_utf8_lossy` does) only when asked for, since most
+    /// strings are only kind-checked.
+    /// With the index of the value in the key's list of allowed values,
+    /// if it has one and the value is in it.
+    Str(&'a [u8], Option<u8>),
     UInt(u64),
     Bool(bool),
     /// Up to three integers (the longest `Shape::Ints`) and how many.
-    Ints([u64; 3], usize),
-    Strs(Vec<String>),
+    Ints([u64; 3], u8),
+    /// The array; its elements that are strings are the values.
+    Strs(Node),
     /// The array; its elements that are maps are the entries.
     Maps(Node),
 }
 
 /// The known keys found in one map, by index in the level's table, and the
-/// others' names.
+/// others' names. Reused from map to map ([`Fields::reset`] clears only
+/// the slots that were filled): arguments are counted in millions.
 struct Fields<'a, const N: usize> {
-    found: [Option<(Parsed<'a>, Node)>; N],
+    found: [Option<Parsed<'a>>; N],
+    /// Where each filled slot's value is.
+    nodes: Nodes<N>,
+    /// Bit `k`: slot `k` is filled.
+    filled: u64,
     other: Vec<String>,
 }
 
@@ -762,20 +799,55 @@ impl<'a, const N: usize> Fields<'a, N> {
     fn new() -> Self {
         Fields {
             found: std::array::from_fn(|_| None),
+            nodes: Nodes([NO_NODE; N]),
+            filled: 0,
             other: Vec::new(),
         }
     }
+    /// Empties the slots filled by the last map.
+    fn reset(&mut self) {
+        let mut bits = self.filled;
+        while bits != 0 {
+            let k = bits.trailing_zeros() as usize;
+            if let Some(slot) = self.found.get_mut(k) {
+                *slot = None;
+            }
+            if let Some(n) = self.nodes.0.get_mut(k) {
+                *n = NO_NODE;
+            }
+            bits &= bits - 1;
+        }
+        self.filled = 0;
+        self.other.clear();
+    }
+    fn set(&mut self, k: usize, p: Parsed<'a>, n: Node) {
+        if let (Some(slot), Some(node)) = (self.found.get_mut(k), self.nodes.0.get_mut(k)) {
+            *slot = Some(p);
+            *node = narrow_node(n);
+            self.filled |= 1u64 << (k % 64);
+        }
+    }
     fn get(&self, k: usize) -> Option<&Parsed<'a>> {
-        self.found.get(k)?.as_ref().map(|(p, _)| p)
+        self.found.get(k)?.as_ref()
     }
     fn node(&self, k: usize) -> Option<Node> {
-        self.found.get(k)?.as_ref().map(|(_, n)| *n)
+        self.nodes.get(k)
     }
-    fn text(&self, k: usize) -> Option<Cow<'a, str>> {
+    fn bytes(&self, k: usize) -> Option<&'a [u8]> {
         match self.get(k)? {
-            Parsed::Str(s) => Some(s.clone()),
+            Parsed::Str(s, _) => Some(s),
             _ => None,
         }
+    }
+    /// Index of a string value in its key's allowed values.
+    fn value_index(&self, k: usize) -> Option<usize> {
+        match self.get(k)? {
+            Parsed::Str(_, i) => i.map(usize::from),
+            _ => None,
+        }
+    }
+    fn text(&self, k: usize) -> Option<Cow<'a, str>> {
+        self.bytes(k).map(lossy)
     }
     fn uint(&self, k: usize) -> Option<u64> {
         match self.get(k)? {
@@ -791,18 +863,20 @@ impl<'a, const N: usize> Fields<'a, N> {
     }
     fn ints<const M: usize>(&self, k: usize) -> Option<[u64; M]> {
         match self.get(k)? {
-            Parsed::Ints(v, n) if *n == M => v.get(..M)?.try_into().ok(),
+            Parsed::Ints(v, n) if usize::from(*n) == M => v.get(..M)?.try_into().ok(),
             _ => None,
         }
     }
-    fn strs(&self, k: usize) -> Vec<String> {
+    /// The string elements of a `Shape::Strs` value in `doc`.
+    fn strs(&self, k: usize, doc: &Flat<'a>) -> Vec<String> {
         match self.get(k) {
-            Some(Parsed::Strs(v)) => v.clone(),
+            Some(Parsed::Strs(n)) => doc
+                .children(*n)
+                .filter_map(|e| doc.raw(e)?.as_str_bytes())
+                .map(|b| lossy(b).into_owned())
+                .collect(),
             _ => Vec::new(),
         }
-    }
-    fn nodes(&self) -> Nodes<N> {
-        Nodes(std::array::from_fn(|k| self.node(k).unwrap_or(usize::MAX)))
     }
     fn maps(&self, k: usize) -> Option<Node> {
         match self.get(k) {
@@ -812,14 +886,28 @@ impl<'a, const N: usize> Fields<'a, N> {
     }
 }
 
+/// An absent entry of [`Nodes`].
+const NO_NODE: u32 = u32::MAX;
+
+/// A node index as stored in [`Nodes`]: indices fit 32 bits, since a
+/// document has at most one item per input byte and inputs are below 4 GiB.
+fn narrow_node(n: Node) -> u32 {
+    u32::try_from(n).unwrap_or(NO_NODE)
+}
+
 /// Where each known key's value is, by index in the level's table, kept
-/// after the parsed values are taken (`usize::MAX`: absent).
+/// after the parsed values are taken ([`NO_NODE`]: absent or of the wrong
+/// kind).
 #[derive(Clone, Copy)]
-struct Nodes<const N: usize>([usize; N]);
+struct Nodes<const N: usize>([u32; N]);
 
 impl<const N: usize> Nodes<N> {
     fn get(&self, k: usize) -> Option<Node> {
-        self.0.get(k).copied().filter(|&n| n != usize::MAX)
+        self.0
+            .get(k)
+            .copied()
+            .filter(|&n| n != NO_NODE)
+            .map(|n| n as usize)
     }
 }
 
@@ -998,18 +1086,13 @@ impl KernelView<'_> {
     }
 }
 
-/// One argument as the rules see it; [`Arg`] is its owned form.
+/// One argument as the rules see it; [`Arg`] is its owned form. Strings
+/// the rules do not read stay in the document (found through `nodes`).
 struct ArgView<'a> {
-    name: Option<Cow<'a, str>>,
-    type_name: Option<Cow<'a, str>>,
     size: Option<u64>,
     offset: Option<u64>,
-    value_kind: Option<Cow<'a, str>>,
-    value_type: Option<Cow<'a, str>>,
     pointee_align: Option<u64>,
-    address_space: Option<Cow<'a, str>>,
-    access: Option<Cow<'a, str>>,
-    actual_access: Option<Cow<'a, str>>,
+    address_space: Option<&'a [u8]>,
     is_const: Option<bool>,
     is_restrict: Option<bool>,
     is_volatile: Option<bool>,
@@ -1017,28 +1100,71 @@ struct ArgView<'a> {
     other_keys: Vec<String>,
     /// `.value_kind` parsed, if it is one LLVM knows.
     kind: Option<ValueKind>,
-    /// Where each known key's value is, for messages.
+    /// Where each known key's value is (only values of the right kind).
     nodes: Nodes<ARG_N>,
 }
 
-impl ArgView<'_> {
+impl<'a> ArgView<'a> {
+    fn new() -> Self {
+        ArgView {
+            size: None,
+            offset: None,
+            pointee_align: None,
+            address_space: None,
+            is_const: None,
+            is_restrict: None,
+            is_volatile: None,
+            is_pipe: None,
+            other_keys: Vec::new(),
+            kind: None,
+            nodes: Nodes([NO_NODE; ARG_N]),
+        }
+    }
+
+    /// Overwrites every field with the argument `af` holds.
+    fn fill(&mut self, af: &mut Fields<'a, ARG_N>) {
+        self.size = af.uint(kdef!(arg ".size"));
+        self.offset = af.uint(kdef!(arg ".offset"));
+        self.pointee_align = af.uint(kdef!(arg ".pointee_align"));
+        self.address_space = af.bytes(kdef!(arg ".address_space"));
+        self.is_const = af.bool(kdef!(arg ".is_const"));
+        self.is_restrict = af.bool(kdef!(arg ".is_restrict"));
+        self.is_volatile = af.bool(kdef!(arg ".is_volatile"));
+        self.is_pipe = af.bool(kdef!(arg ".is_pipe"));
+        self.other_keys = std::mem::take(&mut af.other);
+        // `.value_kind`'s allowed values are VALUE_KIND_NAMES, in the
+        // order of ValueKind::ALL (tested).
+        self.kind = af
+            .value_index(kdef!(arg ".value_kind"))
+            .and_then(|i| ValueKind::ALL.get(i).copied());
+        self.nodes = af.nodes;
+    }
+
     fn kind(&self) -> Option<ValueKind> {
         self.kind
     }
 
-    fn to_owned_arg(&self) -> Arg {
-        let s = |c: &Option<Cow<'_, str>>| c.as_deref().map(str::to_owned);
+    /// Whether known key `k` has a value of the right kind.
+    fn has(&self, k: usize) -> bool {
+        self.nodes.get(k).is_some()
+    }
+
+    fn to_owned_arg(&self, doc: &Flat<'_>) -> Arg {
+        let s = |k: usize| {
+            let b = self.nodes.get(k).and_then(|n| doc.raw(n)?.as_str_bytes());
+            b.map(|b| lossy(b).into_owned())
+        };
         Arg {
-            name: s(&self.name),
-            type_name: s(&self.type_name),
+            name: s(kdef!(arg ".name")),
+            type_name: s(kdef!(arg ".type_name")),
             size: self.size,
             offset: self.offset,
-            value_kind: s(&self.value_kind),
-            value_type: s(&self.value_type),
+            value_kind: s(kdef!(arg ".value_kind")),
+            value_type: s(kdef!(arg ".value_type")),
             pointee_align: self.pointee_align,
-            address_space: s(&self.address_space),
-            access: s(&self.access),
-            actual_access: s(&self.actual_access),
+            address_space: s(kdef!(arg ".address_space")),
+            access: s(kdef!(arg ".access")),
+            actual_access: s(kdef!(arg ".actual_access")),
             is_const: self.is_const,
             is_restrict: self.is_restrict,
             is_volatile: self.is_volatile,
@@ -1097,10 +1223,11 @@ impl<'a> Checker<'_, 'a> {
         map: Node,
         level: Level,
         what: &dyn fmt::Display,
-    ) -> Fields<'a, N> {
-        let mut fields = Fields::new();
+        fields: &mut Fields<'a, N>,
+    ) {
+        fields.reset();
         if !matches!(self.raw(map), Raw::Map(_)) {
-            return fields;
+            return;
         }
         let doc = self.doc;
         let mut seen = SeenKeys::new();
@@ -1139,9 +1266,9 @@ impl<'a> Checker<'_, 'a> {
             let hinted = slot
                 .as_deref()
                 .map(|&h| usize::from(h))
-                .filter(|&h| defs.get(h).is_some_and(|d| d.key.as_bytes() == kb));
+                .filter(|&h| defs.get(h).is_some_and(|d| key_eq(d.key.as_bytes(), kb)));
             let di = hinted.or_else(|| {
-                let di = defs.iter().position(|d| d.key.as_bytes() == kb)?;
+                let di = defs.iter().position(|d| key_eq(d.key.as_bytes(), kb))?;
                 if let (Some(slot), Ok(h)) = (slot, u8::try_from(di)) {
                     *slot = h;
                 }
@@ -1176,14 +1303,13 @@ impl<'a> Checker<'_, 'a> {
                     ),
                 );
             }
-            if let Some(p) = self.parse(def, vn, what) {
-                if let Some(slot) = fields.found.get_mut(di) {
-                    *slot = Some((p, vn));
-                }
-            }
+            let _ = self.parse(def, vn, what, fields, di);
         }
-        for (di, def) in defs.iter().enumerate().filter(|(_, d)| d.required) {
-            if present & (1u64 << (di % 64)) == 0 {
+        let mut missing = level.required() & !present;
+        while missing != 0 {
+            let di = missing.trailing_zeros() as usize;
+            missing &= missing - 1;
+            if let Some(def) = defs.get(di) {
                 self.report(
                     level.missing_rule(),
                     Some(map),
@@ -1191,7 +1317,6 @@ impl<'a> Checker<'_, 'a> {
                 );
             }
         }
-        fields
     }
 
     fn classify_unknown(&mut self, kn: Node, level: Level, what: &dyn fmt::Display, text: &str) {
@@ -1216,17 +1341,26 @@ impl<'a> Checker<'_, 'a> {
         }
     }
 
-    /// Checks a value against its key's shape; reports and returns `None`
-    /// if it does not fit.
-    fn parse(&mut self, def: &KeyDef, n: Node, what: &dyn fmt::Display) -> Option<Parsed<'a>> {
+    /// Checks a value against its key's shape and stores it in slot `di`
+    /// of `fields`; reports and returns `None` if it does not fit. (Storing
+    /// here rather than returning the value saves a trip through memory
+    /// per key, which showed in profiles.)
+    fn parse<const N: usize>(
+        &mut self,
+        def: &KeyDef,
+        n: Node,
+        what: &dyn fmt::Display,
+        fields: &mut Fields<'a, N>,
+        di: usize,
+    ) -> Option<()> {
         let ctx = KeyCtx {
             what,
             key: def.key,
             index: None,
         };
         let doc = self.doc;
-        let p = match def.shape {
-            Shape::Str => Parsed::Str(self.string(n, &ctx)?),
+        let mut p = match def.shape {
+            Shape::Str => Parsed::Str(self.str_bytes(n, &ctx)?, None),
             Shape::UInt => Parsed::UInt(self.uint(n, &ctx)?),
             Shape::Bool => Parsed::Bool(self.boolean(n, &ctx)?),
             Shape::Ints(len) => {
@@ -1246,17 +1380,16 @@ impl<'a> Checker<'_, 'a> {
                         *slot = u;
                     }
                 }
-                Parsed::Ints(out, len)
+                Parsed::Ints(out, u8::try_from(len).unwrap_or(u8::MAX))
             }
             Shape::Strs => {
                 self.array(n, &ctx)?;
-                let mut out = Vec::new();
+                // Elements that are no strings are reported here and left
+                // out by `Fields::strs`.
                 for (i, e) in doc.children(n).enumerate() {
-                    if let Some(s) = self.string(e, &ctx.at(i)) {
-                        out.push(s.into_owned());
-                    }
+                    let _ = self.str_bytes(e, &ctx.at(i));
                 }
-                Parsed::Strs(out)
+                Parsed::Strs(n)
             }
             Shape::Maps => {
                 self.array(n, &ctx)?;
@@ -1273,16 +1406,20 @@ impl<'a> Checker<'_, 'a> {
                 Parsed::Maps(n)
             }
         };
-        if let (Some(values), Parsed::Str(s)) = (def.values, &p) {
-            if str_index(values, s).is_none() {
-                self.report(
+        if let (Some(values), Parsed::Str(b, index)) = (def.values, &mut p) {
+            // The values are ASCII: bytes that match are valid UTF-8, and
+            // invalid UTF-8 matches none before or after lossy decoding.
+            match bytes_index(values, b) {
+                Some(i) => *index = u8::try_from(i).ok(),
+                None => self.report(
                     &VALUE_ENUM,
                     Some(n),
-                    format!("{ctx}: {s:?} is not one of {values:?}"),
-                );
+                    format!("{ctx}: {:?} is not one of {values:?}", lossy(b)),
+                ),
             }
         }
-        Some(p)
+        fields.set(di, p, n);
+        Some(())
     }
 
     /// The element count, if `n` is an array.
@@ -1300,9 +1437,20 @@ impl<'a> Checker<'_, 'a> {
         }
     }
 
-    fn string(&mut self, n: Node, ctx: &KeyCtx<'_>) -> Option<Cow<'a, str>> {
+    /// The bytes of a string value (reported if `n` is no string).
+    #[inline]
+    fn str_bytes(&mut self, n: Node, ctx: &KeyCtx<'_>) -> Option<&'a [u8]> {
         match self.raw(n) {
-            Raw::Str(b) => Some(lossy(b)),
+            Raw::Str(b) => Some(b),
+            other => self.not_str(n, other, ctx),
+        }
+    }
+
+    /// The uncommon half of [`Checker::str_bytes`], kept out of line.
+    #[inline(never)]
+    fn not_str(&mut self, n: Node, other: Raw<'a>, ctx: &KeyCtx<'_>) -> Option<&'a [u8]> {
+        match other {
+            Raw::Str(b) => Some(b),
             other => {
                 self.report(
                     &VALUE_TYPE,
@@ -1314,8 +1462,18 @@ impl<'a> Checker<'_, 'a> {
         }
     }
 
+    #[inline]
     fn uint(&mut self, n: Node, ctx: &KeyCtx<'_>) -> Option<u64> {
         match self.raw(n) {
+            Raw::UInt(u) => Some(u),
+            other => self.uint_other(n, other, ctx),
+        }
+    }
+
+    /// The uncommon half of [`Checker::uint`], kept out of line.
+    #[inline(never)]
+    fn uint_other(&mut self, n: Node, other: Raw<'a>, ctx: &KeyCtx<'_>) -> Option<u64> {
+        match other {
             Raw::UInt(u) => Some(u),
             Raw::Int(i) => match u64::try_from(i) {
                 Ok(u) => Some(u),
@@ -1394,10 +1552,11 @@ impl<'a> Checker<'_, 'a> {
     /// Checks the root map and every kernel; returns what the object check
     /// needs of each kernel and, when `full`, the owned model.
     fn root(&mut self, root: Node) -> (Vec<KernelRef<'a>>, Option<Metadata>) {
-        let mut f: Fields<'_, ROOT_N> = self.scan(root, Level::Root, &"metadata");
+        let mut f: Fields<'_, ROOT_N> = Fields::new();
+        self.scan(root, Level::Root, &"metadata", &mut f);
         let target = f.text(kdef!(root "amdhsa.target"));
         let version = f.ints::<2>(kdef!(root "amdhsa.version"));
-        let printf = f.strs(kdef!(root "amdhsa.printf"));
+        let printf = f.strs(kdef!(root "amdhsa.printf"), self.doc);
 
         if let (Some(v), Some(want)) = (version, self.ctx.cov.metadata_version()) {
             if v != want {
@@ -1425,7 +1584,17 @@ impl<'a> Checker<'_, 'a> {
             }
         }
 
-        let mut refs = Vec::new();
+        let doc = self.doc;
+        let kernels_node = f.maps(kdef!(root "amdhsa.kernels"));
+        // Presized for the entries of amdhsa.kernels (bounded by the input:
+        // the document has an item per entry).
+        let count = kernels_node
+            .and_then(|n| match doc.raw(n) {
+                Some(Raw::Array(len)) => Some(len.min(doc.items().len())),
+                _ => None,
+            })
+            .unwrap_or(0);
+        let mut refs = Vec::with_capacity(count);
         let mut model = self.full.then(|| Metadata {
             version,
             target: target.as_deref().map(str::to_owned),
@@ -1438,17 +1607,19 @@ impl<'a> Checker<'_, 'a> {
                 md.other_keys.push("amdhsa.globals".to_owned());
             }
         }
-        let mut names: HashMap<Cow<'a, str>, usize, FastHash> = HashMap::default();
-        let mut symbols: HashMap<Cow<'a, str>, usize, FastHash> = HashMap::default();
+        let mut names: HashMap<Cow<'a, str>, usize, FastHash> =
+            HashMap::with_capacity_and_hasher(count, FastHash);
+        let mut symbols: HashMap<Cow<'a, str>, usize, FastHash> =
+            HashMap::with_capacity_and_hasher(count, FastHash);
         let mut args = Vec::new();
-        let doc = self.doc;
-        let kernel_maps = f
-            .maps(kdef!(root "amdhsa.kernels"))
+        let mut kf: Fields<'a, KERNEL_N> = Fields::new();
+        let mut af: Fields<'a, ARG_N> = Fields::new();
+        let kernel_maps = kernels_node
             .into_iter()
             .flat_map(|n| doc.children(n))
             .filter(|&n| matches!(doc.raw(n), Some(Raw::Map(_))));
         for (i, kn) in kernel_maps.enumerate() {
-            let (k, kf) = self.kernel(kn, i, &mut args);
+            let k = self.kernel(kn, i, &mut kf, &mut af, &mut args);
             self.sink.set_kernel(k.name.as_deref());
             if let Some(name) = &k.name {
                 if let Some(first) = names.insert(name.clone(), i) {
@@ -1470,7 +1641,7 @@ impl<'a> Checker<'_, 'a> {
             }
             self.sink.set_kernel(None);
             if let Some(md) = &mut model {
-                let owned_args = args.iter().map(ArgView::to_owned_arg).collect();
+                let owned_args = args.iter().map(|a| a.to_owned_arg(doc)).collect();
                 md.kernels.push(k.to_owned_kernel(owned_args));
             }
             refs.push(KernelRef {
@@ -1545,8 +1716,10 @@ impl<'a> Checker<'_, 'a> {
         &mut self,
         kn: Node,
         index: usize,
+        f: &mut Fields<'a, KERNEL_N>,
+        af: &mut Fields<'a, ARG_N>,
         args: &mut Vec<ArgView<'a>>,
-    ) -> (KernelView<'a>, Fields<'a, KERNEL_N>) {
+    ) -> KernelView<'a> {
         // Name the kernel in messages before its fields are known.
         let label = self
             .doc
@@ -1556,9 +1729,10 @@ impl<'a> Checker<'_, 'a> {
             .map(lossy);
         self.sink.set_kernel(label.as_deref());
         let what = KernelWhat { index, label };
-        let mut f: Fields<'a, KERNEL_N> = self.scan(kn, Level::Kernel, &what);
+        self.scan(kn, Level::Kernel, &what, f);
         let k = KernelView {
-            name: f.text(kdef!(kernel ".name")),
+            // The label is the same value, read the same way.
+            name: what.label.clone(),
             symbol: f.text(kdef!(kernel ".symbol")),
             language: f.text(kdef!(kernel ".language")),
             language_version: f.ints::<2>(kdef!(kernel ".language_version")),
@@ -1591,48 +1765,33 @@ impl<'a> Checker<'_, 'a> {
             cluster_dims: f.ints::<3>(kdef!(kernel ".cluster_dims")),
             other_keys: std::mem::take(&mut f.other),
         };
-        args.clear();
         let doc = self.doc;
         let arg_maps = f
             .maps(kdef!(kernel ".args"))
             .into_iter()
             .flat_map(|n| doc.children(n))
             .filter(|&n| matches!(doc.raw(n), Some(Raw::Map(_))));
+        // The slots of the previous kernel's arguments are overwritten in
+        // place (moving whole views showed as memcpy in profiles).
+        let mut count = 0;
         for (i, an) in arg_maps.enumerate() {
-            let mut af: Fields<'a, ARG_N> = self.scan(
-                an,
-                Level::Arg,
-                &ArgWhat {
-                    kernel: &what,
-                    index: i,
-                },
-            );
-            args.push(ArgView {
-                name: af.text(kdef!(arg ".name")),
-                type_name: af.text(kdef!(arg ".type_name")),
-                size: af.uint(kdef!(arg ".size")),
-                offset: af.uint(kdef!(arg ".offset")),
-                value_kind: af.text(kdef!(arg ".value_kind")),
-                value_type: af.text(kdef!(arg ".value_type")),
-                pointee_align: af.uint(kdef!(arg ".pointee_align")),
-                address_space: af.text(kdef!(arg ".address_space")),
-                access: af.text(kdef!(arg ".access")),
-                actual_access: af.text(kdef!(arg ".actual_access")),
-                is_const: af.bool(kdef!(arg ".is_const")),
-                is_restrict: af.bool(kdef!(arg ".is_restrict")),
-                is_volatile: af.bool(kdef!(arg ".is_volatile")),
-                is_pipe: af.bool(kdef!(arg ".is_pipe")),
-                other_keys: std::mem::take(&mut af.other),
-                kind: None,
-                nodes: af.nodes(),
-            });
-            if let Some(a) = args.last_mut() {
-                a.kind = a.value_kind.as_deref().and_then(ValueKind::parse);
+            let what = ArgWhat {
+                kernel: &what,
+                index: i,
+            };
+            self.scan(an, Level::Arg, &what, af);
+            if args.len() <= count {
+                args.push(ArgView::new());
             }
+            if let Some(a) = args.get_mut(count) {
+                a.fill(af);
+            }
+            count += 1;
         }
-        self.kernel_rules(&k, &f, &what);
+        args.truncate(count);
+        self.kernel_rules(&k, f, &what);
         self.arg_rules(&k, args, &what);
-        (k, f)
+        k
     }
 
     fn kernel_rules(
@@ -1756,7 +1915,7 @@ impl<'a> Checker<'_, 'a> {
                 index: i,
             };
             let kind = a.kind();
-            if a.value_type.is_some() {
+            if a.has(kdef!(arg ".value_type")) {
                 self.report(
                     &ARG_VALUE_TYPE,
                     af.get(kdef!(arg ".value_type")),
@@ -1833,7 +1992,7 @@ impl<'a> Checker<'_, 'a> {
         }
         // The doc allows .access only on images and pipes, but clang writes
         // it on HIP global_buffer arguments too (docs/errata.md).
-        if a.access.is_some() && !matches!(kind, K::Image | K::Pipe | K::GlobalBuffer) {
+        if a.has(kdef!(arg ".access")) && !matches!(kind, K::Image | K::Pipe | K::GlobalBuffer) {
             misplaced[2] = Some((".access", kdef!(arg ".access")));
         }
         if a.is_pipe.is_some() && kind != K::Pipe {
@@ -1846,10 +2005,10 @@ impl<'a> Checker<'_, 'a> {
                 format!("{what}: {key} on a {} argument", kind.as_str()),
             );
         }
-        let as_ = a.address_space.as_deref();
+        let as_ = a.address_space;
         let bad_space = match kind {
-            K::DynamicSharedPointer => as_.is_some_and(|s| s != "local"),
-            K::GlobalBuffer => as_ == Some("local"),
+            K::DynamicSharedPointer => as_.is_some_and(|s| s != b"local"),
+            K::GlobalBuffer => as_ == Some(b"local"),
             _ => false,
         };
         if bad_space {
@@ -1859,12 +2018,12 @@ impl<'a> Checker<'_, 'a> {
                 format!(
                     "{what}: {} in address space {}",
                     kind.as_str(),
-                    as_.unwrap_or("")
+                    as_.map(lossy).unwrap_or_default()
                 ),
             );
         }
         let want = match kind {
-            K::GlobalBuffer if matches!(as_, Some("global" | "constant" | "generic")) => Some(8),
+            K::GlobalBuffer if matches!(as_, Some(b"global" | b"constant" | b"generic")) => Some(8),
             K::Image | K::Sampler | K::Pipe | K::Queue => Some(8),
             K::DynamicSharedPointer => Some(4),
             _ => None,
@@ -1958,14 +2117,34 @@ fn lossy(b: &[u8]) -> Cow<'_, str> {
     }
 }
 
-/// Index of `s` in `values`, comparing lengths and last bytes before
+/// Index of `b` in `values`, comparing lengths and last bytes before
 /// whole strings (many names share long prefixes).
-fn str_index(values: &[&str], s: &str) -> Option<usize> {
-    let b = s.as_bytes();
-    values.iter().position(|v| {
-        let v = v.as_bytes();
-        v.len() == b.len() && v.last() == b.last() && v == b
-    })
+fn bytes_index(values: &[&str], b: &[u8]) -> Option<usize> {
+    values.iter().position(|v| key_eq(v.as_bytes(), b))
+}
+
+/// `a == b` for the short names of the metadata (keys, enumerated values):
+/// compares the first and last 8 (or 4) bytes as words, which covers the
+/// whole of strings up to 16 bytes, before any byte-wise comparison; a
+/// call to `memcmp` for each of them showed in profiles.
+fn key_eq(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    if n >= 8 {
+        let word = |x: &[u8], at: usize| x.get(at..at + 8).map_or(0, le64);
+        word(a, 0) == word(b, 0) && word(a, n - 8) == word(b, n - 8) && (n <= 16 || a == b)
+    } else if n >= 4 {
+        let word = |x: &[u8], at: usize| {
+            x.get(at..at + 4)
+                .and_then(|w| <[u8; 4]>::try_from(w).ok())
+                .map_or(0, u32::from_le_bytes)
+        };
+        word(a, 0) == word(b, 0) && word(a, n - 4) == word(b, n - 4)
+    } else {
+        a == b
+    }
 }
 
 /// A folded-multiply hash over 16-byte blocks (in the style of wyhash),
@@ -2981,7 +3160,35 @@ mod tests {
         assert!(!printf_ok("1:4294967295:4"));
     }
 
+    #[test]
+    fn key_eq_is_byte_equality() {
+        // Every length class (under 4, 4..8, 8..=16, longer), with one
+        // byte changed at each position.
+        for n in 0..40usize {
+            let a: Vec<u8> = (0..n).map(|i| b'a' + (i % 26) as u8).collect();
+            assert!(key_eq(&a, &a), "{n}");
+            for i in 0..n {
+                let mut b = a.clone();
+                b[i] ^= 0x20;
+                assert!(!key_eq(&a, &b), "{n} {i}");
+            }
+            let mut longer = a.clone();
+            longer.push(b'z');
+            assert!(!key_eq(&a, &longer), "{n}");
+        }
+        assert_eq!(bytes_index(ACCESSES, b"write_only"), Some(1));
+        assert_eq!(bytes_index(ACCESSES, b"write_onlx"), None);
+    }
+
     proptest::proptest! {
+        #[test]
+        fn key_eq_agrees_with_eq(
+            a in proptest::collection::vec(0u8..3, 0..24),
+            b in proptest::collection::vec(0u8..3, 0..24),
+        ) {
+            proptest::prop_assert_eq!(key_eq(&a, &b), a == b);
+        }
+
         #[test]
         fn check_never_panics(bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..400)) {
             let ctx = Context { cov: CodeObjectVersion::V5, target_id: None };

@@ -322,21 +322,24 @@ enum Kind {
     Ext,
 }
 
-/// One value of a [`Flat`] document, packed into 24 bytes (the walk over
+/// One value of a [`Flat`] document, packed into 16 bytes (the walk over
 /// a large document is bound by memory traffic): strings, binary data and
-/// extension payloads are kept as a position in the input.
+/// extension payloads are kept as a position in the input, and only
+/// arrays and maps store where their subtree ends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Item {
     /// Scalars: the value's bits; strings, binary data, extensions: the
     /// payload's start (low half) and length (high half); arrays and maps:
-    /// the element (entry) count.
+    /// the element (entry) count (low half) and the index just past the
+    /// subtree (high half).
     val: u64,
     offset: u32,
-    end: u32,
     kind: Kind,
     /// Extension type tag.
     tag: i8,
 }
+
+const _: () = assert!(std::mem::size_of::<Item>() == 16);
 
 impl Item {
     /// Byte offset of the value's first (format) byte in the input.
@@ -344,10 +347,13 @@ impl Item {
         self.offset as usize
     }
 
-    /// Index just past this value's subtree: the next sibling's index (a
-    /// scalar's is its own index plus one).
-    pub fn end(&self) -> usize {
-        self.end as usize
+    /// Index just past this value's subtree, this item being item `index`:
+    /// the next sibling's index (a scalar's is its own index plus one).
+    pub fn end(&self, index: usize) -> usize {
+        match self.kind {
+            Kind::Array | Kind::Map => (self.val >> 32) as usize,
+            _ => index.saturating_add(1),
+        }
     }
 }
 
@@ -402,49 +408,104 @@ pub fn decode_flat(bytes: &[u8]) -> Result<(Flat<'_>, usize), DecodeError> {
     let mut items = SPARE.try_with(|s| s.take()).unwrap_or_default();
     items.clear();
     // Metadata averages about eight bytes per value; reserving for that
-    // (bounded by the input length) saves most of the growth copies.
-    items.reserve(bytes.len() / 8 + 1);
-    // Open arrays and maps: item index and values still to come.
+    // (bounded by the input length) saves most of the growth copies. A
+    // spare vector too small is dropped rather than grown: growing would
+    // copy its whole old capacity.
+    let want = bytes.len() / 8 + 1;
+    if items.capacity() < want {
+        items = Vec::with_capacity(want);
+    }
+    // The innermost open array or map: item index and values still to
+    // come, kept in locals (a count in memory, decremented per value, made
+    // a dependency chain through the store). Before the first container it
+    // is the document itself, one value long, marked by index `usize::MAX`.
+    let (mut cur, mut left) = (usize::MAX, 1usize);
+    // The enclosing ones, outermost first (the document's marker at the
+    // bottom), so `open.len()` is the number of open containers.
     let mut open: Vec<(usize, usize)> = Vec::new();
     // Offsets and indices fit u32: the input does, and every item takes at
     // least one byte of it.
     let narrow = |x: usize| u32::try_from(x).unwrap_or(u32::MAX);
     loop {
         let start = d.pos;
-        let raw = d.head()?;
         let idx = items.len();
-        let payload = |p: &[u8]| (d.pos - p.len()) as u64 | (p.len() as u64) << 32;
-        let (kind, val, tag, children) = match raw {
-            Raw::Nil => (Kind::Nil, 0, 0, None),
-            Raw::Bool(b) => (Kind::Bool, u64::from(b), 0, None),
-            Raw::Int(i) => (Kind::Int, i as u64, 0, None),
-            Raw::UInt(u) => (Kind::UInt, u, 0, None),
-            Raw::F32(f) => (Kind::F32, u64::from(f.to_bits()), 0, None),
-            Raw::F64(f) => (Kind::F64, f.to_bits(), 0, None),
-            Raw::Str(p) => (Kind::Str, payload(p), 0, None),
-            Raw::Bin(p) => (Kind::Bin, payload(p), 0, None),
-            Raw::Ext(t, p) => (Kind::Ext, payload(p), t, None),
-            Raw::Array(n) => (Kind::Array, n as u64, 0, Some(n)),
-            Raw::Map(n) => (Kind::Map, n as u64, 0, Some(n.saturating_mul(2))),
+        // The formats metadata is made of, decoded inline; everything else
+        // (and any truncated value) goes through `head`.
+        let fast = match bytes.get(start).copied() {
+            Some(b @ 0x00..=0x7f) => Some((Kind::UInt, u64::from(b), None, 1)),
+            Some(b @ 0xa0..=0xbf) => {
+                let len = usize::from(b & 0x1f);
+                (start + 1 + len <= bytes.len()).then(|| {
+                    let val = (start + 1) as u64 | (len as u64) << 32;
+                    (Kind::Str, val, None, 1 + len)
+                })
+            }
+            Some(0xd9) => bytes.get(start + 1).and_then(|&l| {
+                let len = usize::from(l);
+                (start + 2 + len <= bytes.len()).then(|| {
+                    let val = (start + 2) as u64 | (len as u64) << 32;
+                    (Kind::Str, val, None, 2 + len)
+                })
+            }),
+            Some(b @ 0x80..=0x8f) => {
+                let n = usize::from(b & 0x0f);
+                Some((Kind::Map, n as u64, Some(2 * n), 1))
+            }
+            Some(b @ 0x90..=0x9f) => {
+                let n = usize::from(b & 0x0f);
+                Some((Kind::Array, n as u64, Some(n), 1))
+            }
+            Some(b @ (0xc2 | 0xc3)) => Some((Kind::Bool, u64::from(b & 1), None, 1)),
+            _ => None,
+        };
+        let (kind, val, tag, children) = if let Some((kind, val, children, len)) = fast {
+            d.pos = start + len;
+            (kind, val, 0, children)
+        } else {
+            let raw = d.head()?;
+            let payload = |p: &[u8]| (d.pos - p.len()) as u64 | (p.len() as u64) << 32;
+            match raw {
+                Raw::Nil => (Kind::Nil, 0, 0, None),
+                Raw::Bool(b) => (Kind::Bool, u64::from(b), 0, None),
+                Raw::Int(i) => (Kind::Int, i as u64, 0, None),
+                Raw::UInt(u) => (Kind::UInt, u, 0, None),
+                Raw::F32(f) => (Kind::F32, u64::from(f.to_bits()), 0, None),
+                Raw::F64(f) => (Kind::F64, f.to_bits(), 0, None),
+                Raw::Str(p) => (Kind::Str, payload(p), 0, None),
+                Raw::Bin(p) => (Kind::Bin, payload(p), 0, None),
+                Raw::Ext(t, p) => (Kind::Ext, payload(p), t, None),
+                Raw::Array(n) => (Kind::Array, n as u64, 0, Some(n)),
+                Raw::Map(n) => (Kind::Map, n as u64, 0, Some(n.saturating_mul(2))),
+            }
         };
         if children.is_some() && open.len() >= MAX_DEPTH {
             return Err(d.err(start, DecodeErrorKind::TooDeep));
         }
+        // A container's end starts as its own index plus one (right for an
+        // empty one) and is set when its last value is read.
+        let val = match children {
+            Some(_) => (val & 0xffff_ffff) | u64::from(narrow(idx + 1)) << 32,
+            None => val,
+        };
         items.push(Item {
             val,
             offset: narrow(start),
-            end: narrow(idx + 1),
             kind,
             tag,
         });
         if let Some(n) = children.filter(|&n| n > 0) {
-            open.push((idx, n));
+            open.push((cur, left));
+            (cur, left) = (idx, n);
             continue;
         }
         // A value is complete: count it against the open containers,
         // closing each one whose last value this was.
         loop {
-            let Some((c, left)) = open.last_mut() else {
+            left -= 1;
+            if left > 0 {
+                break;
+            }
+            if cur == usize::MAX {
                 return Ok((
                     Flat {
                         bytes,
@@ -453,17 +514,13 @@ pub fn decode_flat(bytes: &[u8]) -> Result<(Flat<'_>, usize), DecodeError> {
                     },
                     d.pos,
                 ));
-            };
-            *left -= 1;
-            if *left > 0 {
-                break;
             }
-            let c = *c;
-            let end = narrow(items.len());
-            if let Some(it) = items.get_mut(c) {
-                it.end = end;
+            let end = u64::from(narrow(items.len()));
+            if let Some(it) = items.get_mut(cur) {
+                it.val = (it.val & 0xffff_ffff) | end << 32;
             }
-            open.pop();
+            // The document's marker is always below an open container.
+            (cur, left) = open.pop().unwrap_or((usize::MAX, 1));
         }
     }
 }
@@ -480,6 +537,7 @@ impl<'a> Flat<'a> {
     }
 
     /// The value of item `i`.
+    #[inline]
     pub fn raw(&self, i: usize) -> Option<Raw<'a>> {
         let it = self.items.get(i)?;
         let payload = || {
@@ -497,8 +555,8 @@ impl<'a> Flat<'a> {
             Kind::Str => Raw::Str(payload()?),
             Kind::Bin => Raw::Bin(payload()?),
             Kind::Ext => Raw::Ext(it.tag, payload()?),
-            Kind::Array => Raw::Array(it.val as usize),
-            Kind::Map => Raw::Map(it.val as usize),
+            Kind::Array => Raw::Array((it.val & 0xffff_ffff) as usize),
+            Kind::Map => Raw::Map((it.val & 0xffff_ffff) as usize),
         })
     }
 
@@ -521,7 +579,7 @@ impl<'a> Flat<'a> {
     /// keys and values interleaved. Empty for scalars.
     pub fn children(&self, i: usize) -> Children<'_> {
         let (next, end) = match self.items.get(i) {
-            Some(it) => (i.saturating_add(1), it.end()),
+            Some(it) => (i.saturating_add(1), it.end(i)),
             None => (0, 0),
         };
         Children {
@@ -596,7 +654,7 @@ impl Iterator for Children<'_> {
         let i = self.next;
         // `end` always lies past the item itself; `max` only guards the
         // loop against a malformed document.
-        self.next = self.items.get(i)?.end().max(i.saturating_add(1));
+        self.next = self.items.get(i)?.end(i).max(i.saturating_add(1));
         Some(i)
     }
 }
@@ -1200,11 +1258,11 @@ mod tests {
                 prop_assert_eq!(&v2, &v);
                 prop_assert_eq!(&span2, &span);
                 prop_assert_eq!(
-                    flat.items().first().map(Item::end),
+                    flat.items().first().map(|it| it.end(0)),
                     Some(flat.items().len())
                 );
                 for (i, it) in flat.items().iter().enumerate() {
-                    prop_assert!(it.end() > i && it.end() <= flat.items().len());
+                    prop_assert!(it.end(i) > i && it.end(i) <= flat.items().len());
                 }
             }
             (Err(a), Err(b)) => prop_assert_eq!(a, b),

@@ -69,13 +69,13 @@ pub const R_AMDGPU_REL64: u32 = 5;
 const SYM_SIZE: u64 = 24;
 const RELA_SIZE: u64 = 24;
 
-/// One symbol table entry.
-#[derive(Debug, Clone, Serialize)]
-pub struct Symbol {
+/// One symbol table entry, its name borrowed from the string table.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct Symbol<'a> {
     /// Index in its table.
     pub index: usize,
     /// Name ("" if unreadable).
-    pub name: String,
+    pub name: &'a str,
     /// `st_value`: an address, or a section offset in a relocatable object.
     pub value: u64,
     /// `st_size`.
@@ -91,15 +91,15 @@ pub struct Symbol {
 /// The symbols of the object's main table (`.symtab`, or `.dynsym` when the
 /// object is stripped).
 #[derive(Debug, Default)]
-pub struct Symbols {
+pub struct Symbols<'a> {
     /// Section index of the table.
     pub table: Option<usize>,
     /// Its entries.
-    pub symbols: Vec<Symbol>,
+    pub symbols: Vec<Symbol<'a>>,
 }
 
 /// Reads `.symtab` (or `.dynsym`), checking the table rules.
-pub fn read(elf: &Elf, sink: &mut Sink) -> Symbols {
+pub fn read<'a>(elf: &Elf<'a>, sink: &mut Sink) -> Symbols<'a> {
     let table = elf
         .sections
         .iter()
@@ -143,13 +143,10 @@ pub fn read(elf: &Elf, sink: &mut Sink) -> Symbols {
     let mut bad_names = 0usize;
     for (i, e) in data.chunks_exact(SYM_SIZE as usize).enumerate() {
         let name_off = elf::le_u32(e, 0).unwrap_or(0) as usize;
-        let name = match elf::cstr(strtab, name_off) {
-            Some(n) => n.to_owned(),
-            None => {
-                bad_names += 1;
-                String::new()
-            }
-        };
+        let name = cstr(strtab, name_off).unwrap_or_else(|| {
+            bad_names += 1;
+            ""
+        });
         symbols.push(Symbol {
             index: i,
             name,
@@ -173,20 +170,31 @@ pub fn read(elf: &Elf, sink: &mut Sink) -> Symbols {
     }
 }
 
+/// The NUL-terminated UTF-8 string at `off` in `table` (as
+/// [`elf::cstr`]), found with the standard library's word-wise NUL search:
+/// symbol names are long mangled names, and a byte loop showed in
+/// profiles.
+fn cstr(table: &[u8], off: usize) -> Option<&str> {
+    std::ffi::CStr::from_bytes_until_nul(table.get(off..)?)
+        .ok()?
+        .to_str()
+        .ok()
+}
+
 /// A kernel as the symbol table shows it.
 #[derive(Debug, Clone)]
-pub struct KernelSymbols {
+pub struct KernelSymbols<'a> {
     /// Kernel name (the descriptor symbol without `.kd`).
-    pub name: String,
+    pub name: &'a str,
     /// The `NAME.kd` symbol.
-    pub kd: Symbol,
+    pub kd: Symbol<'a>,
     /// File offset of the 64 descriptor bytes, when they are in the file.
     pub kd_offset: Option<u64>,
     /// The entry symbol `NAME`, if present.
-    pub entry: Option<Symbol>,
+    pub entry: Option<Symbol<'a>>,
 }
 
-fn section_of<'e>(elf: &'e Elf, sym: &Symbol) -> Option<&'e Section> {
+fn section_of<'e>(elf: &'e Elf, sym: &Symbol<'_>) -> Option<&'e Section> {
     // SHN_UNDEF and the reserved range (SHN_LORESERVE and up) name no section.
     if sym.shndx == 0 || sym.shndx >= 0xff00 {
         return None;
@@ -195,16 +203,16 @@ fn section_of<'e>(elf: &'e Elf, sym: &Symbol) -> Option<&'e Section> {
 }
 
 /// Finds kernels (every `NAME.kd` symbol) and checks descriptor placement.
-pub fn kernels(elf: &Elf, syms: &Symbols, sink: &mut Sink) -> Vec<KernelSymbols> {
-    let mut out: Vec<KernelSymbols> = Vec::new();
+pub fn kernels<'a>(elf: &Elf<'_>, syms: &Symbols<'a>, sink: &mut Sink) -> Vec<KernelSymbols<'a>> {
+    let mut out: Vec<KernelSymbols<'a>> = Vec::new();
     // Objects hold hundreds of kernels and symbols: look names up in maps
     // built once rather than searching the lists for every kernel. `entries`
     // keeps the first non-section symbol of each name, as a linear search
     // in table order would find.
-    let mut entries: HashMap<&str, &Symbol, FastHash> =
+    let mut entries: HashMap<&str, &Symbol<'a>, FastHash> =
         HashMap::with_capacity_and_hasher(syms.symbols.len(), FastHash);
     for e in syms.symbols.iter().filter(|e| e.sym_type != STT_SECTION) {
-        entries.entry(e.name.as_str()).or_insert(e);
+        entries.entry(e.name).or_insert(e);
     }
     let mut seen: HashSet<&str, FastHash> = HashSet::default();
     for s in &syms.symbols {
@@ -276,7 +284,7 @@ pub fn kernels(elf: &Elf, syms: &Symbols, sink: &mut Sink) -> Vec<KernelSymbols>
                 format!("{} is not defined in a section (st_shndx {:#x})", s.name, s.shndx),
             ),
         }
-        let entry = entries.get(name).map(|&e| e.clone());
+        let entry = entries.get(name).map(|&&e| e);
         match &entry {
             None => sink.report(
                 &KERNEL_MISSING,
@@ -297,8 +305,8 @@ pub fn kernels(elf: &Elf, syms: &Symbols, sink: &mut Sink) -> Vec<KernelSymbols>
             }
         }
         out.push(KernelSymbols {
-            name: name.to_owned(),
-            kd: s.clone(),
+            name,
+            kd: *s,
             kd_offset,
             entry,
         });
@@ -312,12 +320,12 @@ pub fn kernels(elf: &Elf, syms: &Symbols, sink: &mut Sink) -> Vec<KernelSymbols>
 /// kernel_code_entry_byte_offset as stored in the file.
 pub fn check_entry(
     elf: &Elf,
-    syms: &Symbols,
-    k: &KernelSymbols,
+    syms: &Symbols<'_>,
+    k: &KernelSymbols<'_>,
     entry_offset: i64,
     sink: &mut Sink,
 ) {
-    sink.set_kernel(Some(&k.name));
+    sink.set_kernel(Some(k.name));
     let Some(kd_off) = k.kd_offset else { return };
     let field = kd_off + 16;
     if elf.header.e_type == ET_REL {
@@ -376,7 +384,13 @@ pub fn check_entry(
 /// `R_AMDGPU_REL64` relocation whose value S + A - P must equal
 /// kernel - descriptor, i.e. the relocation names the kernel (or its
 /// section) with addend 16 + the kernel's offset from the symbol.
-fn check_entry_rel(elf: &Elf, syms: &Symbols, k: &KernelSymbols, field: u64, sink: &mut Sink) {
+fn check_entry_rel(
+    elf: &Elf,
+    syms: &Symbols<'_>,
+    k: &KernelSymbols<'_>,
+    field: u64,
+    sink: &mut Sink,
+) {
     let kd_sec = k.kd.shndx as u32;
     let field_rel = k.kd.value.saturating_add(16);
     let mut found = Vec::new();
@@ -451,5 +465,21 @@ fn check_entry_rel(elf: &Elf, syms: &Symbols, k: &KernelSymbols, field: u64, sin
             field,
             format!("kernel entry at section offset {target:#x} is not 256-byte aligned"),
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cstr_agrees_with_elf_cstr() {
+        let table: &[u8] = b"\0kernel\0kernel.kd\0bad\xff\0tail";
+        for off in 0..table.len() + 2 {
+            assert_eq!(cstr(table, off), elf::cstr(table, off), "offset {off}");
+        }
+        assert_eq!(cstr(table, 1), Some("kernel"));
+        assert_eq!(cstr(table, 18), None); // invalid UTF-8
+        assert_eq!(cstr(table, 24), None); // no NUL
     }
 }
