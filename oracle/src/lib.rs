@@ -23,6 +23,7 @@ pub mod metadata;
 pub mod msgpack;
 pub mod notes;
 pub mod sgpr;
+pub mod smem;
 pub mod symbols;
 pub mod targets;
 pub mod uri;

@@ -1,0 +1,663 @@
+//! SMEM (scalar memory) instructions of GFX8 to GFX11: opcode tables,
+//! decode with a verdict, encode, and text exactly as `llvm-mc-19` prints.
+//!
+//! Scope: the 64-bit SMEM encodings of GFX8 (gfx801–gfx810), GFX9
+//! (gfx900–gfx950), GFX10 (gfx1010–gfx1013 with scalar stores and atomics,
+//! gfx1030 and later without) and GFX11. GFX12 is not modelled yet:
+//! [`SmemGen::for_target`] returns `None` there.
+//!
+//! LLVM's disassembler accepts many words whose operands lie outside the
+//! register class (it prints them with a comment, rounded down, or as
+//! `v0`); this model calls them invalid, with a reason. Bits LLVM ignores
+//! (GFX9 NV, unused offset bits, ...) make a word valid but non-canonical.
+//! `tests/smem_llvm.rs` lists each such difference as a known divergence.
+
+use std::fmt;
+
+use crate::targets::{Generation, Target};
+
+pub mod table;
+
+pub use table::{Class, OpInfo};
+
+/// The SMEM encoding family of a processor.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SmemGen {
+    /// GFX8: 20-bit unsigned immediate, no SOE/soffset.
+    Gfx8,
+    /// GFX9: 21-bit signed immediate, SOE and soffset, scalar atomics.
+    Gfx9,
+    /// gfx1010–gfx1013: encoding 0x3D, DLC, SOFFSET always present (null
+    /// when unused), scalar stores and atomics.
+    Gfx10_1,
+    /// gfx1030 and later GFX10: as [`SmemGen::Gfx10_1`] without stores,
+    /// atomics, scratch and discard.
+    Gfx10_3,
+    /// GFX11: GFX10's layout with DLC at bit 13, GLC at bit 14, null = 124
+    /// and m0 = 125, `_bNN` mnemonics, loads/probes/cache ops only.
+    Gfx11,
+}
+
+impl SmemGen {
+    /// The SMEM family of a target, or `None` when it is not modelled.
+    pub fn for_target(t: &Target) -> Option<Self> {
+        match t.generation {
+            Generation::Gfx8 => Some(Self::Gfx8),
+            Generation::Gfx9 => Some(Self::Gfx9),
+            Generation::Gfx10 if t.name.starts_with("gfx101") || t.name == "gfx10-1-generic" => {
+                Some(Self::Gfx10_1)
+            }
+            Generation::Gfx10 => Some(Self::Gfx10_3),
+            Generation::Gfx11 => Some(Self::Gfx11),
+            _ => None,
+        }
+    }
+    /// True for the GFX10 encodings.
+    pub fn is_gfx10(self) -> bool {
+        matches!(self, Self::Gfx10_1 | Self::Gfx10_3)
+    }
+    /// True for the GFX10/GFX11 layout: no IMM/SOE, SOFFSET always
+    /// present (null when unused), DLC.
+    pub fn is_rdna(self) -> bool {
+        matches!(self, Self::Gfx10_1 | Self::Gfx10_3 | Self::Gfx11)
+    }
+    /// Register number of `null`.
+    pub fn null(self) -> u8 {
+        if self == Self::Gfx11 {
+            124
+        } else {
+            125
+        }
+    }
+    /// Register number of `m0`.
+    pub fn m0(self) -> u8 {
+        if self == Self::Gfx11 {
+            125
+        } else {
+            124
+        }
+    }
+    /// Bit positions of GLC and DLC (DLC only on GFX10/GFX11).
+    fn glc_dlc_bits(self) -> (u32, Option<u32>) {
+        match self {
+            Self::Gfx8 | Self::Gfx9 => (16, None),
+            Self::Gfx10_1 | Self::Gfx10_3 => (16, Some(14)),
+            Self::Gfx11 => (14, Some(13)),
+        }
+    }
+    /// The value of ENCODING (bits 31:26) that marks an SMEM word.
+    pub fn encoding(self) -> u8 {
+        if self.is_rdna() {
+            0x3d
+        } else {
+            0x30
+        }
+    }
+    /// The opcode table of this family.
+    pub fn table(self) -> &'static [OpInfo] {
+        match self {
+            Self::Gfx8 => table::GFX8,
+            Self::Gfx9 => table::GFX9,
+            Self::Gfx10_1 => table::GFX10_1,
+            Self::Gfx10_3 => table::GFX10_3,
+            Self::Gfx11 => table::GFX11,
+        }
+    }
+    /// Looks up an opcode.
+    pub fn op(self, opcode: u8) -> Option<&'static OpInfo> {
+        self.table().iter().find(|o| o.opcode == opcode)
+    }
+    /// Looks up a mnemonic (LLVM 19 spelling).
+    pub fn op_by_name(self, name: &str) -> Option<&'static OpInfo> {
+        self.table().iter().find(|o| o.mnemonic == name)
+    }
+    /// First register number of the trap temporaries (`ttmp0`).
+    fn ttmp_base(self) -> u8 {
+        match self {
+            Self::Gfx8 => 112,
+            _ => 108,
+        }
+    }
+    /// Number of trap temporaries.
+    fn ttmp_count(self) -> u8 {
+        match self {
+            Self::Gfx8 => 12,
+            _ => 16,
+        }
+    }
+}
+
+/// The offset operand and how it is encoded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Offset {
+    /// The instruction has no offset operand.
+    None,
+    /// IMM=1 (and SOE=0 on GFX9; SOFFSET=null on GFX10/GFX11): a byte
+    /// offset.
+    Imm(i32),
+    /// IMM=0, SOE=0: OFFSET holds an SGPR number. On GFX10/GFX11: SOFFSET holds
+    /// it and OFFSET is 0 (`null` here is the same word as `Imm(0)`; LLVM
+    /// prints it as `null`).
+    Sgpr(u8),
+    /// GFX9 IMM=1, SOE=1, or GFX10/GFX11 SOFFSET not null and OFFSET not
+    /// 0: SGPR in SOFFSET plus an immediate.
+    SgprImm {
+        /// SOFFSET register.
+        sgpr: u8,
+        /// Immediate byte offset.
+        imm: i32,
+    },
+    /// GFX9 IMM=0, SOE=1: SGPR in SOFFSET, OFFSET unused. Prints like
+    /// [`Offset::Sgpr`].
+    Soffset(u8),
+}
+
+/// One SMEM instruction with its operands as register numbers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Instruction {
+    /// Encoding family.
+    pub gen: SmemGen,
+    /// Opcode entry.
+    pub op: &'static OpInfo,
+    /// SDATA register number (first of the tuple), or the 7-bit immediate
+    /// of `s_atc_probe*`; 0 when unused.
+    pub sdata: u8,
+    /// SBASE register number (even); 0 when unused.
+    pub sbase: u8,
+    /// Offset operand.
+    pub offset: Offset,
+    /// GLC modifier.
+    pub glc: bool,
+    /// DLC modifier (GFX10).
+    pub dlc: bool,
+}
+
+/// Why a word is not a valid SMEM instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum InvalidReason {
+    /// Bits 31:26 are not the generation's SMEM encoding.
+    Encoding(u8),
+    /// The opcode is not defined on this generation.
+    Opcode(u8),
+    /// SDATA is outside the register class for the width (register
+    /// number given), e.g. `m0`/`exec` as a load destination or a
+    /// misaligned tuple.
+    SdataRegister(u8),
+    /// SBASE is outside the register class (misaligned quad, `m0`...).
+    SbaseRegister(u8),
+    /// IMM (bit 17) is set on an instruction without an offset
+    /// (`s_memtime`, `s_dcache_inv`, ...); LLVM fixes the bit to 0 there.
+    ImmWithoutOffset,
+    /// GFX11 bit 13 or 14 (DLC/GLC) is set on an instruction without
+    /// cache-policy modifiers (probes, cache ops); LLVM fixes them to 0.
+    CpolWithoutModifiers,
+    /// GFX8/GFX9 offset register 125 (`null` on later generations), which
+    /// these generations do not have; LLVM's assembler rejects `null`.
+    OffsetNull,
+    /// A buffer instruction has a negative immediate offset, which LLVM
+    /// refuses to assemble (buffer offsets are 20-bit unsigned).
+    BufferOffsetNegative(i32),
+}
+
+impl fmt::Display for InvalidReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Encoding(e) => write!(f, "encoding field {e:#x} is not SMEM"),
+            Self::Opcode(o) => write!(f, "opcode {o} is not defined on this generation"),
+            Self::SdataRegister(r) => write!(f, "SDATA register {r} is not allowed here"),
+            Self::SbaseRegister(r) => write!(f, "SBASE register {r} is not allowed here"),
+            Self::CpolWithoutModifiers => {
+                f.write_str("GLC/DLC bits set on an instruction without them")
+            }
+            Self::OffsetNull => f.write_str("offset register 125 (null) does not exist here"),
+            Self::ImmWithoutOffset => f.write_str("IMM is set but the instruction has no offset"),
+            Self::BufferOffsetNegative(v) => {
+                write!(f, "buffer offset {v} is negative (20-bit unsigned)")
+            }
+        }
+    }
+}
+
+/// Verdict on a decoded word.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// A canonical encoding of a valid instruction.
+    Valid,
+    /// A valid instruction, but bits it does not use are set.
+    NonCanonical {
+        /// The set bits the instruction does not use.
+        bits: u64,
+    },
+    /// Not a valid instruction.
+    Invalid(InvalidReason),
+}
+
+/// A decoded word.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Decoded {
+    /// The word (bits 31:0 are the first dword in memory).
+    pub word: u64,
+    /// OPCODE field.
+    pub opcode: u8,
+    /// The instruction, when the opcode is known (also for some invalid
+    /// words, whose operands are then outside their class).
+    pub instruction: Option<Instruction>,
+    /// Verdict.
+    pub verdict: Verdict,
+}
+
+impl fmt::Display for Decoded {
+    /// LLVM syntax, or `<invalid>` when the verdict is invalid.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (&self.verdict, &self.instruction) {
+            (Verdict::Invalid(_), _) | (_, None) => f.write_str("<invalid>"),
+            (_, Some(i)) => i.fmt(f),
+        }
+    }
+}
+
+/// Why an [`Instruction`] cannot be encoded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EncodeError {
+    /// The opcode entry is not in this generation's table.
+    Opcode,
+    /// SDATA register or immediate not allowed.
+    Sdata(u8),
+    /// SBASE register not allowed.
+    Sbase(u8),
+    /// This offset form is not available for the instruction.
+    OffsetForm,
+    /// Immediate offset out of range.
+    OffsetRange(i32),
+    /// Offset register number above 127.
+    OffsetRegister(u8),
+    /// GLC given to an instruction that has no GLC.
+    Glc,
+    /// DLC given to an instruction or generation that has no DLC.
+    Dlc,
+}
+
+impl fmt::Display for EncodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Opcode => f.write_str("instruction not supported on this generation"),
+            Self::Sdata(r) => write!(f, "SDATA {r} not allowed"),
+            Self::Sbase(r) => write!(f, "SBASE {r} not allowed"),
+            Self::OffsetForm => f.write_str("offset form not allowed"),
+            Self::OffsetRange(v) => write!(f, "offset {v} out of range"),
+            Self::OffsetRegister(r) => write!(f, "offset register {r} out of range"),
+            Self::Glc => f.write_str("glc not allowed"),
+            Self::Dlc => f.write_str("dlc not allowed"),
+        }
+    }
+}
+
+impl std::error::Error for EncodeError {}
+
+/// Name of a single 32-bit scalar operand, as LLVM prints it.
+fn single_name(gen: SmemGen, v: u8) -> String {
+    let tb = gen.ttmp_base();
+    match v {
+        0..=101 => format!("s{v}"),
+        102..=105 if gen.is_rdna() => format!("s{v}"),
+        102 => "flat_scratch_lo".into(),
+        103 => "flat_scratch_hi".into(),
+        104 => "xnack_mask_lo".into(),
+        105 => "xnack_mask_hi".into(),
+        106 => "vcc_lo".into(),
+        107 => "vcc_hi".into(),
+        108 if gen == SmemGen::Gfx8 => "tba_lo".into(),
+        109 if gen == SmemGen::Gfx8 => "tba_hi".into(),
+        110 if gen == SmemGen::Gfx8 => "tma_lo".into(),
+        111 if gen == SmemGen::Gfx8 => "tma_hi".into(),
+        124 | 125 if v == gen.m0() => "m0".into(),
+        124 | 125 => "null".into(),
+        126 => "exec_lo".into(),
+        127 => "exec_hi".into(),
+        _ => format!("ttmp{}", v.saturating_sub(tb)),
+    }
+}
+
+/// Name of a register tuple of `width` dwords starting at `v`, or `None`
+/// when the class has no such tuple. `allow_exec` adds `exec` for pairs
+/// (SBASE takes it, SDATA does not).
+fn tuple_name(gen: SmemGen, v: u8, width: u8, allow_exec: bool) -> Option<String> {
+    if width == 1 {
+        return (v != gen.m0() && v < 126).then(|| single_name(gen, v));
+    }
+    let align = width.min(4);
+    if !v.is_multiple_of(align) {
+        return None;
+    }
+    let end = u16::from(v) + u16::from(width);
+    // SGPR tuples: pairs stop below flat_scratch, wider tuples may reach
+    // s103 (LLVM prints `s[100:103]`).
+    let s_limit = match (gen.is_rdna(), width) {
+        (false, 2) => 102,
+        (false, _) => 104,
+        (true, _) => 106,
+    };
+    if end <= s_limit {
+        return Some(format!("s[{}:{}]", v, end - 1));
+    }
+    let tb = u16::from(gen.ttmp_base());
+    let tend = tb + u16::from(gen.ttmp_count());
+    if u16::from(v) >= tb && end <= tend {
+        let first = u16::from(v) - tb;
+        return Some(format!("ttmp[{}:{}]", first, first + u16::from(width) - 1));
+    }
+    if width != 2 {
+        return None;
+    }
+    let name = match (v, gen) {
+        (102, SmemGen::Gfx8 | SmemGen::Gfx9) => "flat_scratch",
+        (104, SmemGen::Gfx8 | SmemGen::Gfx9) => "xnack_mask",
+        (106, _) => "vcc",
+        (108, SmemGen::Gfx8) => "tba",
+        (110, SmemGen::Gfx8) => "tma",
+        (126, _) if allow_exec => "exec",
+        _ => return None,
+    };
+    Some(name.into())
+}
+
+fn fmt_imm(v: i32) -> String {
+    if v < 0 {
+        format!("-{:#x}", v.unsigned_abs())
+    } else {
+        format!("{v:#x}")
+    }
+}
+
+impl fmt::Display for Instruction {
+    /// The instruction as `llvm-mc-19` prints it. Operands outside their
+    /// class print as `<bad:N>`; only valid instructions match LLVM.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let c = self.op.class;
+        f.write_str(self.op.mnemonic)?;
+        let mut ops: Vec<String> = Vec::new();
+        if c.has_sdata_regs() {
+            ops.push(
+                tuple_name(self.gen, self.sdata, self.op.width, false)
+                    .unwrap_or_else(|| format!("<bad:{}>", self.sdata)),
+            );
+        } else if matches!(c, Class::Probe | Class::ProbeBuffer) {
+            // LLVM prints the probe immediate in decimal up to 64 (the
+            // inline-constant range) and in hex above.
+            ops.push(if self.sdata <= 64 {
+                self.sdata.to_string()
+            } else {
+                format!("{:#x}", self.sdata)
+            });
+        }
+        if c.has_sbase() {
+            let w = if c.buffer_base() { 4 } else { 2 };
+            ops.push(
+                tuple_name(self.gen, self.sbase, w, true)
+                    .unwrap_or_else(|| format!("<bad:{}>", self.sbase)),
+            );
+        }
+        match self.offset {
+            Offset::None => {}
+            Offset::Imm(v) => ops.push(fmt_imm(v)),
+            Offset::Sgpr(r) | Offset::Soffset(r) => ops.push(single_name(self.gen, r)),
+            Offset::SgprImm { sgpr, imm } => ops.push(format!(
+                "{} offset:{}",
+                single_name(self.gen, sgpr),
+                fmt_imm(imm)
+            )),
+        }
+        if !ops.is_empty() {
+            write!(f, " {}", ops.join(", "))?;
+        }
+        if self.glc {
+            f.write_str(" glc")?;
+        }
+        if self.dlc {
+            f.write_str(" dlc")?;
+        }
+        Ok(())
+    }
+}
+
+const fn field(word: u64, lo: u32, width: u32) -> u64 {
+    (word >> lo) & ((1u64 << width) - 1)
+}
+
+const fn mask(lo: u32, width: u32) -> u64 {
+    ((1u64 << width) - 1) << lo
+}
+
+fn sext(v: u64, bits: u32) -> i32 {
+    let shift = 64 - bits;
+    // Sign-extend through i64 so no value can overflow.
+    (((v << shift) as i64) >> shift) as i32
+}
+
+/// Decodes one 64-bit word (first dword in bits 31:0). Never panics.
+pub fn decode(gen: SmemGen, word: u64) -> Decoded {
+    let opcode = field(word, 18, 8) as u8;
+    let enc = field(word, 26, 6) as u8;
+    let invalid = |r| Decoded {
+        word,
+        opcode,
+        instruction: None,
+        verdict: Verdict::Invalid(r),
+    };
+    if enc != gen.encoding() {
+        return invalid(InvalidReason::Encoding(enc));
+    }
+    let Some(op) = gen.op(opcode) else {
+        return invalid(InvalidReason::Opcode(opcode));
+    };
+    let c = op.class;
+    let gfx10 = gen.is_rdna();
+    let (glc_bit, dlc_bit) = gen.glc_dlc_bits();
+    let null = gen.null();
+    let imm = field(word, 17, 1) == 1;
+    let soe = gen == SmemGen::Gfx9 && field(word, 14, 1) == 1;
+    let mut used = mask(26, 6) | mask(18, 8);
+    let sdata = if c.has_sdata_regs() || matches!(c, Class::Probe | Class::ProbeBuffer) {
+        used |= mask(6, 7);
+        field(word, 6, 7) as u8
+    } else {
+        0
+    };
+    let sbase = if c.has_sbase() {
+        used |= mask(0, 6);
+        (field(word, 0, 6) as u8) << 1
+    } else {
+        0
+    };
+    let glc = c.has_glc() && field(word, glc_bit, 1) == 1;
+    let dlc = c.has_glc() && dlc_bit.is_some_and(|b| field(word, b, 1) == 1);
+    if c.has_glc() {
+        used |= mask(glc_bit, 1);
+        if let Some(b) = dlc_bit {
+            used |= mask(b, 1);
+        }
+    }
+    let soffset = field(word, 57, 7) as u8;
+    let offset = if !c.has_offset() {
+        Offset::None
+    } else if gfx10 {
+        // GFX10 has no IMM/SOE: SOFFSET=null means "no register", and LLVM
+        // picks the SGPR form whenever OFFSET is 0.
+        used |= mask(32, 21) | mask(57, 7);
+        let imm = sext(field(word, 32, 21), 21);
+        match (soffset, imm) {
+            (_, 0) => Offset::Sgpr(soffset),
+            (r, v) if r == null => Offset::Imm(v),
+            (r, v) => Offset::SgprImm { sgpr: r, imm: v },
+        }
+    } else {
+        used |= mask(17, 1);
+        if gen == SmemGen::Gfx9 {
+            used |= mask(14, 1);
+        }
+        match (gen, imm, soe) {
+            (SmemGen::Gfx8, true, _) => {
+                used |= mask(32, 20);
+                Offset::Imm(field(word, 32, 20) as i32)
+            }
+            (_, false, false) => {
+                used |= mask(32, 7);
+                Offset::Sgpr(field(word, 32, 7) as u8)
+            }
+            (_, true, false) => {
+                used |= mask(32, 21);
+                Offset::Imm(sext(field(word, 32, 21), 21))
+            }
+            (_, true, true) => {
+                used |= mask(32, 21) | mask(57, 7);
+                Offset::SgprImm {
+                    sgpr: soffset,
+                    imm: sext(field(word, 32, 21), 21),
+                }
+            }
+            (_, false, true) => {
+                used |= mask(57, 7);
+                Offset::Soffset(soffset)
+            }
+        }
+    };
+    let instruction = Instruction {
+        gen,
+        op,
+        sdata,
+        sbase,
+        offset,
+        glc,
+        dlc,
+    };
+    // GFX8/GFX9 fix IMM to 0 where there is no offset; GFX10 has no IMM.
+    let offset_reg = match offset {
+        Offset::Sgpr(r) | Offset::Soffset(r) | Offset::SgprImm { sgpr: r, .. } => Some(r),
+        Offset::None | Offset::Imm(_) => None,
+    };
+    let verdict = if imm && !c.has_offset() && !gfx10 {
+        Verdict::Invalid(InvalidReason::ImmWithoutOffset)
+    } else if gen == SmemGen::Gfx11 && !c.has_glc() && field(word, 13, 2) != 0 {
+        Verdict::Invalid(InvalidReason::CpolWithoutModifiers)
+    } else if c.has_sdata_regs() && tuple_name(gen, sdata, op.width, false).is_none() {
+        Verdict::Invalid(InvalidReason::SdataRegister(sdata))
+    } else if c.has_sbase()
+        && tuple_name(gen, sbase, if c.buffer_base() { 4 } else { 2 }, true).is_none()
+    {
+        Verdict::Invalid(InvalidReason::SbaseRegister(sbase))
+    } else if !gfx10 && offset_reg == Some(125) {
+        Verdict::Invalid(InvalidReason::OffsetNull)
+    } else if let (true, Offset::Imm(v) | Offset::SgprImm { imm: v, .. }) =
+        (c.buffer_base(), offset)
+    {
+        if v < 0 {
+            Verdict::Invalid(InvalidReason::BufferOffsetNegative(v))
+        } else {
+            canonical(word, used)
+        }
+    } else {
+        canonical(word, used)
+    };
+    Decoded {
+        word,
+        opcode,
+        instruction: Some(instruction),
+        verdict,
+    }
+}
+
+fn canonical(word: u64, used: u64) -> Verdict {
+    let extra = word & !used;
+    if extra == 0 {
+        Verdict::Valid
+    } else {
+        Verdict::NonCanonical { bits: extra }
+    }
+}
+
+/// Encodes an instruction into its canonical word.
+pub fn encode(i: &Instruction) -> Result<u64, EncodeError> {
+    let gen = i.gen;
+    let op = i.op;
+    let c = op.class;
+    let gfx10 = gen.is_rdna();
+    let (glc_bit, dlc_bit) = gen.glc_dlc_bits();
+    if gen.op(op.opcode) != Some(op) {
+        return Err(EncodeError::Opcode);
+    }
+    let mut w = (u64::from(gen.encoding()) << 26) | (u64::from(op.opcode) << 18);
+    if c.has_sdata_regs() {
+        if tuple_name(gen, i.sdata, op.width, false).is_none() {
+            return Err(EncodeError::Sdata(i.sdata));
+        }
+        w |= u64::from(i.sdata) << 6;
+    } else if matches!(c, Class::Probe | Class::ProbeBuffer) {
+        if i.sdata > 127 {
+            return Err(EncodeError::Sdata(i.sdata));
+        }
+        w |= u64::from(i.sdata) << 6;
+    }
+    if c.has_sbase() {
+        let width = if c.buffer_base() { 4 } else { 2 };
+        if tuple_name(gen, i.sbase, width, true).is_none() {
+            return Err(EncodeError::Sbase(i.sbase));
+        }
+        w |= u64::from(i.sbase >> 1);
+    }
+    if i.glc {
+        if !c.has_glc() {
+            return Err(EncodeError::Glc);
+        }
+        w |= 1 << glc_bit;
+    }
+    if i.dlc {
+        match dlc_bit {
+            Some(b) if c.has_glc() => w |= 1 << b,
+            _ => return Err(EncodeError::Dlc),
+        }
+    }
+    let check_imm = |v: i32| -> Result<u64, EncodeError> {
+        let ok = if gen == SmemGen::Gfx8 || c.buffer_base() {
+            (0..1 << 20).contains(&v)
+        } else {
+            (-(1 << 20)..1 << 20).contains(&v)
+        };
+        if ok {
+            Ok(u64::from(v as u32) & ((1 << 21) - 1))
+        } else {
+            Err(EncodeError::OffsetRange(v))
+        }
+    };
+    let check_reg = |r: u8| {
+        if r > 127 || (!gfx10 && r == 125) {
+            Err(EncodeError::OffsetRegister(r))
+        } else {
+            Ok(u64::from(r))
+        }
+    };
+    let null = u64::from(gen.null()) << 57;
+    match (i.offset, c.has_offset(), gen) {
+        (Offset::None, false, _) => {}
+        (Offset::Imm(v), true, g) if g.is_rdna() => w |= (check_imm(v)? << 32) | null,
+        (Offset::Sgpr(r), true, g) if g.is_rdna() => w |= check_reg(r)? << 57,
+        (Offset::SgprImm { sgpr, imm }, true, g) if g.is_rdna() => {
+            // A null register or a zero immediate would decode as another
+            // form; those have their own spellings.
+            if sgpr == gen.null() || imm == 0 {
+                return Err(EncodeError::OffsetForm);
+            }
+            w |= (check_imm(imm)? << 32) | (check_reg(sgpr)? << 57)
+        }
+        (Offset::Imm(v), true, _) => w |= (1 << 17) | (check_imm(v)? << 32),
+        (Offset::Sgpr(r), true, _) => w |= check_reg(r)? << 32,
+        (Offset::SgprImm { sgpr, imm }, true, SmemGen::Gfx9) => {
+            w |= (1 << 17) | (1 << 14) | (check_imm(imm)? << 32) | (check_reg(sgpr)? << 57)
+        }
+        (Offset::Soffset(r), true, SmemGen::Gfx9) => w |= (1 << 14) | (check_reg(r)? << 57),
+        _ => return Err(EncodeError::OffsetForm),
+    }
+    Ok(w)
+}
+
+#[cfg(test)]
+mod tests;
