@@ -50,17 +50,7 @@ fn run(cmd: &mut Command) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
-// ---- a minimal ELF64 reader: kernel descriptors by symbol ------------------
-
-fn u16_at(b: &[u8], at: usize) -> u16 {
-    u16::from_le_bytes(b[at..at + 2].try_into().unwrap())
-}
-fn u32_at(b: &[u8], at: usize) -> u32 {
-    u32::from_le_bytes(b[at..at + 4].try_into().unwrap())
-}
-fn u64_at(b: &[u8], at: usize) -> u64 {
-    u64::from_le_bytes(b[at..at + 8].try_into().unwrap())
-}
+// ---- kernel descriptors by symbol ----------------------------------------
 
 struct Descriptor {
     /// Kernel name (the symbol without `.kd`).
@@ -77,56 +67,29 @@ struct Object {
 }
 
 fn read_object(path: &Path) -> Object {
-    let b = std::fs::read(path).unwrap();
-    assert_eq!(&b[..4], b"\x7fELF", "{path:?}");
-    let cov = CodeObjectVersion::from_abi_version(b[8]).expect("HSA ABI version");
-    let shoff = u64_at(&b, 0x28) as usize;
-    let shentsize = u16_at(&b, 0x3a) as usize;
-    let shnum = u16_at(&b, 0x3c) as usize;
-    // (type, addr, offset, size, link)
-    let secs: Vec<(u32, u64, u64, u64, u32)> = (0..shnum)
-        .map(|i| {
-            let h = shoff + i * shentsize;
-            (
-                u32_at(&b, h + 4),
-                u64_at(&b, h + 16),
-                u64_at(&b, h + 24),
-                u64_at(&b, h + 32),
-                u32_at(&b, h + 40),
-            )
-        })
-        .collect();
-    let mut kds = Vec::new();
-    for &(typ, _, off, size, link) in &secs {
-        if typ != 2 {
-            continue; // SHT_SYMTAB only
-        }
-        let strtab = secs[link as usize].2 as usize;
-        for j in 0..(size / 24) as usize {
-            let e = off as usize + j * 24;
-            let name_off = u32_at(&b, e) as usize;
-            let shndx = u16_at(&b, e + 6) as usize;
-            let value = u64_at(&b, e + 8);
-            let sz = u64_at(&b, e + 16);
-            let start = strtab + name_off;
-            let end = start + b[start..].iter().position(|&c| c == 0).unwrap();
-            let name = std::str::from_utf8(&b[start..end]).unwrap();
-            let Some(kernel) = name.strip_suffix(".kd") else {
-                continue;
-            };
-            assert_eq!(sz, 64, "{name} size");
-            let (_, addr, soff, _, _) = secs[shndx];
-            let file_offset = (soff + value - addr) as usize;
-            let kd = KernelDescriptor::from_slice(&b[file_offset..file_offset + KD_SIZE]).unwrap();
-            kds.push(Descriptor {
-                name: kernel.to_owned(),
+    let o = support::elfedit::Obj::new(std::fs::read(path).unwrap());
+    let cov = CodeObjectVersion::from_abi_version(o.u8(8)).expect("HSA ABI version");
+    let mut kds: Vec<Descriptor> = o
+        .kernels()
+        .into_iter()
+        .map(|name| {
+            assert_eq!(o.symbol(&format!("{name}.kd")).size, 64, "{name}.kd size");
+            let file_offset = o.kd(&name);
+            let kd =
+                KernelDescriptor::from_slice(&o.bytes[file_offset..file_offset + KD_SIZE]).unwrap();
+            Descriptor {
+                name,
                 file_offset,
                 kd,
-            });
-        }
-    }
+            }
+        })
+        .collect();
     kds.sort_by(|a, b| a.name.cmp(&b.name));
-    Object { bytes: b, cov, kds }
+    Object {
+        bytes: o.bytes,
+        cov,
+        kds,
+    }
 }
 
 // ---- llvm-objdump's `.amdhsa_` lines --------------------------------------

@@ -242,41 +242,6 @@ fn sorted(y: &Yaml) -> Yaml {
     }
 }
 
-fn le16(d: &[u8], o: usize) -> usize {
-    u16::from_le_bytes(d[o..o + 2].try_into().unwrap()) as usize
-}
-fn le32(d: &[u8], o: usize) -> usize {
-    u32::from_le_bytes(d[o..o + 4].try_into().unwrap()) as usize
-}
-fn le64(d: &[u8], o: usize) -> usize {
-    u64::from_le_bytes(d[o..o + 8].try_into().unwrap()) as usize
-}
-
-/// The `NT_AMDGPU_METADATA` descriptions of an ELF64 file, with their
-/// file offsets, found by walking the SHT_NOTE sections.
-fn metadata_notes(elf: &[u8]) -> Vec<(&[u8], u64)> {
-    let (shoff, shentsize, shnum) = (le64(elf, 0x28), le16(elf, 0x3a), le16(elf, 0x3c));
-    let mut out = Vec::new();
-    for i in 0..shnum {
-        let sh = shoff + i * shentsize;
-        if le32(elf, sh + 4) != 7 {
-            continue;
-        }
-        let (off, size) = (le64(elf, sh + 0x18), le64(elf, sh + 0x20));
-        let mut p = off;
-        while p + 12 <= off + size {
-            let (namesz, descsz, ty) = (le32(elf, p), le32(elf, p + 4), le32(elf, p + 8));
-            let name = &elf[p + 12..p + 12 + namesz];
-            let desc_at = p + 12 + namesz.next_multiple_of(4);
-            if name == b"AMDGPU\0" && ty == 32 {
-                out.push((&elf[desc_at..desc_at + descsz], desc_at as u64));
-            }
-            p = desc_at + descsz.next_multiple_of(4);
-        }
-    }
-    out
-}
-
 /// The metadata YAML of `llvm-readobj-19 --notes`.
 fn readobj_yaml(readobj: &Path, file: &Path) -> String {
     let out = Command::new(readobj)
@@ -307,9 +272,11 @@ fn check_object(readobj: &Path, file: &Path, label: &str) -> Metadata {
         "{label}: e_flags {e_flags:#x} do not decode"
     );
     let ctx = Context { cov, target_id };
-    let notes = metadata_notes(&elf);
+    let notes = support::elfedit::Obj::new(elf.clone()).notes("AMDGPU", 32);
     assert_eq!(notes.len(), 1, "{label}: metadata notes");
-    let (desc, at) = notes[0];
+    let (at, len) = notes[0];
+    let desc = &elf[at..at + len];
+    let at = at as u64;
 
     // LLVM writes the smallest forms, so the oracle re-encodes it exactly.
     let (value, used) = msgpack::decode(desc).expect("decodes");

@@ -230,21 +230,31 @@ impl Obj {
         v
     }
 
+    /// Every note of type `n_type` with owner `name`, over all SHT_NOTE
+    /// sections: (file offset of the description, its size).
+    pub fn notes(&self, name: &str, n_type: u32) -> Vec<(usize, usize)> {
+        let mut out = Vec::new();
+        for s in self.sections().into_iter().filter(|s| s.sh_type == 7) {
+            let mut pos = s.offset as usize;
+            let end = pos + s.size as usize;
+            while pos + 12 <= end {
+                let namesz = self.u32(pos) as usize;
+                let descsz = self.u32(pos + 4) as usize;
+                let ty = self.u32(pos + 8);
+                let owner = &self.bytes[pos + 12..pos + 12 + namesz];
+                let d = pos + 12 + namesz.div_ceil(4) * 4;
+                if ty == n_type && owner.strip_suffix(b"\0") == Some(name.as_bytes()) {
+                    out.push((d, descsz));
+                }
+                pos = d + descsz.div_ceil(4) * 4;
+            }
+        }
+        out
+    }
+
     /// The description of the first NT_AMDGPU_METADATA note.
     pub fn metadata_desc(&self) -> Vec<u8> {
-        let s = self.section(".note");
-        let mut pos = s.offset as usize;
-        let end = pos + s.size as usize;
-        while pos < end {
-            let namesz = self.u32(pos) as usize;
-            let descsz = self.u32(pos + 4) as usize;
-            let ty = self.u32(pos + 8);
-            let d = pos + 12 + namesz.div_ceil(4) * 4;
-            if ty == 32 {
-                return self.bytes[d..d + descsz].to_vec();
-            }
-            pos = d + descsz.div_ceil(4) * 4;
-        }
-        panic!("no metadata note")
+        let (at, len) = *self.notes("AMDGPU", 32).first().expect("no metadata note");
+        self.bytes[at..at + len].to_vec()
     }
 }
