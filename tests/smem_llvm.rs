@@ -23,7 +23,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 
 const TARGETS: &[&str] = &[
-    "gfx803", "gfx900", "gfx90a", "gfx1010", "gfx1030", "gfx1100",
+    "gfx803", "gfx900", "gfx90a", "gfx1010", "gfx1030", "gfx1100", "gfx1200",
 ];
 
 /// Runs llvm-mc with `input` on stdin; returns (stdout, stderr).
@@ -76,12 +76,14 @@ fn instructions(gen: SmemGen) -> Vec<Instruction> {
     for op in gen.table() {
         let c = op.class;
         let sdatas: Vec<u8> = if c.has_sdata_regs() {
-            if op.width <= 4 {
+            if op.width <= 4 && op.width != 3 {
                 vec![8, ttmp4]
             } else {
                 vec![8]
             }
-        } else if matches!(c, Class::Probe | Class::ProbeBuffer) {
+        } else if gen == SmemGen::Gfx12 && c.has_sdata_imm() {
+            vec![0, 7, 31]
+        } else if c.has_sdata_imm() {
             vec![7, 64, 65, 127]
         } else {
             vec![0]
@@ -94,7 +96,15 @@ fn instructions(gen: SmemGen) -> Vec<Instruction> {
             vec![4, 106, ttmp4]
         };
         let mut offsets = vec![];
-        if c.has_offset() {
+        if gen == SmemGen::Gfx12 && c.has_offset() {
+            offsets.extend([0, 0x10, 0x7fffff, -0x10, -0x800000].map(Offset::Imm));
+            offsets.extend([7, 124, 125].map(Offset::Sgpr));
+            for sgpr in [7, 124, 125] {
+                for imm in [0, 0x10, -0x10] {
+                    offsets.push(Offset::SgprImm { sgpr, imm });
+                }
+            }
+        } else if c.has_offset() {
             offsets.extend([Offset::Imm(0), Offset::Imm(0x10), Offset::Imm(0xfffff)]);
             offsets.extend([Offset::Sgpr(7), Offset::Sgpr(124), Offset::Sgpr(125)]);
             if gen != SmemGen::Gfx8 {
@@ -107,24 +117,28 @@ fn instructions(gen: SmemGen) -> Vec<Instruction> {
         } else {
             offsets.push(Offset::None);
         }
-        // (glc, dlc) settings.
-        let mods: &[(bool, bool)] = match (c.has_glc(), gen.is_gfx10()) {
-            (true, true) => &[(false, false), (true, false), (false, true), (true, true)],
-            (true, false) => &[(false, false), (true, false)],
-            (false, _) => &[(false, false)],
-        };
+        // (glc, dlc, th, scope) settings.
+        let mut mods: Vec<(bool, bool, u8, u8)> = vec![(false, false, 0, 0)];
+        if gen == SmemGen::Gfx12 {
+            if matches!(c, Class::Load | Class::BufferLoad) {
+                mods = (0..16).map(|k| (false, false, k >> 2, k & 3)).collect();
+            }
+        } else if c.has_glc() {
+            mods.push((true, false, 0, 0));
+            if gen.dlc_bit().is_some() {
+                mods.extend([(false, true, 0, 0), (true, true, 0, 0)]);
+            }
+        }
         for &sdata in &sdatas {
             for &sbase in &sbases {
                 for &offset in &offsets {
-                    for &(glc, dlc) in mods {
+                    for &(glc, dlc, th, scope) in &mods {
                         v.push(Instruction {
-                            gen,
-                            op,
-                            sdata,
-                            sbase,
-                            offset,
                             glc,
                             dlc,
+                            th,
+                            scope,
+                            ..Instruction::new(gen, op, sdata, sbase, offset)
                         });
                     }
                 }
@@ -222,7 +236,8 @@ fn random_words(gen: SmemGen, seed: u64) -> Vec<u64> {
             if !sel.is_multiple_of(3) {
                 let n = table.len() as u64;
                 let op = table[((sel >> 8) % n) as usize].opcode;
-                w = (w & !(0xff << 18)) | (u64::from(op) << 18);
+                let (lo, width) = gen.opcode_field();
+                w = (w & !(((1 << width) - 1) << lo)) | (u64::from(op) << lo);
             }
             w
         })
@@ -232,7 +247,7 @@ fn random_words(gen: SmemGen, seed: u64) -> Vec<u64> {
 /// The instruction with SDATA and SBASE rounded down to their alignment, as
 /// LLVM's disassembler prints misaligned tuples.
 fn rounded_down(i: &Instruction) -> Instruction {
-    let align = i.op.width.clamp(1, 4);
+    let align = smem::tuple_align(i.op.width);
     let base_align = if i.op.class.buffer_base() { 4 } else { 2 };
     let sdata = if i.op.class.has_sdata_regs() {
         i.sdata - i.sdata % align
@@ -313,7 +328,8 @@ fn decode_matches_llvm_mc_disassembler() {
                     InvalidReason::Encoding(_)
                     | InvalidReason::Opcode(_)
                     | InvalidReason::ImmWithoutOffset
-                    | InvalidReason::CpolWithoutModifiers,
+                    | InvalidReason::CpolWithoutModifiers
+                    | InvalidReason::SdataImmediate(_),
                 ) => {
                     // Words outside SMEM may be other valid instructions.
                     if !matches!(d.verdict, Verdict::Invalid(InvalidReason::Encoding(_))) {
@@ -342,7 +358,9 @@ fn decode_matches_llvm_mc_disassembler() {
                         || (i.sdata == i.gen.null()
                             && (first == format!("{} null", i.op.mnemonic)
                                 || first.starts_with(&format!("{} null,", i.op.mnemonic))))
-                        || (i.sbase == i.gen.null() && first.contains(", null, "))
+                        || (i.sbase == i.gen.null()
+                            && (first.contains(", null, ")
+                                || first.starts_with(&format!("{} null,", i.op.mnemonic))))
                         || first == rounded_down(&i).to_string()
                         || gfx8_ttmp_past_11(&rounded_down(&i)).is_some_and(|n| first.contains(&n));
                     assert!(explained, "{ctx}");

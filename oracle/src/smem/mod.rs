@@ -1,10 +1,9 @@
-//! SMEM (scalar memory) instructions of GFX8 to GFX11: opcode tables,
+//! SMEM (scalar memory) instructions of GFX8 to GFX12: opcode tables,
 //! decode with a verdict, encode, and text exactly as `llvm-mc-19` prints.
 //!
 //! Scope: the 64-bit SMEM encodings of GFX8 (gfx801–gfx810), GFX9
 //! (gfx900–gfx950), GFX10 (gfx1010–gfx1013 with scalar stores and atomics,
-//! gfx1030 and later without) and GFX11. GFX12 is not modelled yet:
-//! [`SmemGen::for_target`] returns `None` there.
+//! gfx1030 and later without), GFX11 and GFX12.
 //!
 //! LLVM's disassembler accepts many words whose operands lie outside the
 //! register class (it prints them with a comment, rounded down, or as
@@ -36,6 +35,10 @@ pub enum SmemGen {
     /// GFX11: GFX10's layout with DLC at bit 13, GLC at bit 14, null = 124
     /// and m0 = 125, `_bNN` mnemonics, loads/probes/cache ops only.
     Gfx11,
+    /// GFX12: opcode at bits 18:13, scope (22:21) and temporal hint
+    /// (24:23) instead of GLC/DLC, 24-bit signed offset, sub-dword and
+    /// 96-bit loads, prefetches.
+    Gfx12,
 }
 
 impl SmemGen {
@@ -49,6 +52,7 @@ impl SmemGen {
             }
             Generation::Gfx10 => Some(Self::Gfx10_3),
             Generation::Gfx11 => Some(Self::Gfx11),
+            Generation::Gfx12 => Some(Self::Gfx12),
             _ => None,
         }
     }
@@ -56,14 +60,17 @@ impl SmemGen {
     pub fn is_gfx10(self) -> bool {
         matches!(self, Self::Gfx10_1 | Self::Gfx10_3)
     }
-    /// True for the GFX10/GFX11 layout: no IMM/SOE, SOFFSET always
-    /// present (null when unused), DLC.
+    /// True for the GFX10–GFX12 layout: no IMM/SOE, SOFFSET always
+    /// present (null when unused).
     pub fn is_rdna(self) -> bool {
-        matches!(self, Self::Gfx10_1 | Self::Gfx10_3 | Self::Gfx11)
+        matches!(
+            self,
+            Self::Gfx10_1 | Self::Gfx10_3 | Self::Gfx11 | Self::Gfx12
+        )
     }
     /// Register number of `null`.
     pub fn null(self) -> u8 {
-        if self == Self::Gfx11 {
+        if matches!(self, Self::Gfx11 | Self::Gfx12) {
             124
         } else {
             125
@@ -71,18 +78,45 @@ impl SmemGen {
     }
     /// Register number of `m0`.
     pub fn m0(self) -> u8 {
-        if self == Self::Gfx11 {
+        if matches!(self, Self::Gfx11 | Self::Gfx12) {
             125
         } else {
             124
         }
     }
-    /// Bit positions of GLC and DLC (DLC only on GFX10/GFX11).
-    fn glc_dlc_bits(self) -> (u32, Option<u32>) {
+    /// Bit position of GLC (none on GFX12, which has scope and th).
+    pub fn glc_bit(self) -> Option<u32> {
         match self {
-            Self::Gfx8 | Self::Gfx9 => (16, None),
-            Self::Gfx10_1 | Self::Gfx10_3 => (16, Some(14)),
-            Self::Gfx11 => (14, Some(13)),
+            Self::Gfx8 | Self::Gfx9 | Self::Gfx10_1 | Self::Gfx10_3 => Some(16),
+            Self::Gfx11 => Some(14),
+            Self::Gfx12 => None,
+        }
+    }
+    /// Bit position of DLC (GFX10 and GFX11 only).
+    pub fn dlc_bit(self) -> Option<u32> {
+        match self {
+            Self::Gfx10_1 | Self::Gfx10_3 => Some(14),
+            Self::Gfx11 => Some(13),
+            Self::Gfx8 | Self::Gfx9 | Self::Gfx12 => None,
+        }
+    }
+    /// The OPCODE field's position and width.
+    pub fn opcode_field(self) -> (u32, u32) {
+        if self == Self::Gfx12 {
+            (13, 6)
+        } else {
+            (18, 8)
+        }
+    }
+    /// Immediate offset range (inclusive) LLVM accepts for an instruction
+    /// of class `c`: GFX8 20-bit unsigned; GFX9–GFX11 21-bit signed, but
+    /// buffer forms 20-bit unsigned; GFX12 24-bit signed for every form.
+    pub fn offset_range(self, c: Class) -> (i32, i32) {
+        match self {
+            Self::Gfx12 => (-(1 << 23), (1 << 23) - 1),
+            Self::Gfx8 => (0, (1 << 20) - 1),
+            _ if c.buffer_base() => (0, (1 << 20) - 1),
+            _ => (-(1 << 20), (1 << 20) - 1),
         }
     }
     /// The value of ENCODING (bits 31:26) that marks an SMEM word.
@@ -101,12 +135,36 @@ impl SmemGen {
             Self::Gfx10_1 => table::GFX10_1,
             Self::Gfx10_3 => table::GFX10_3,
             Self::Gfx11 => table::GFX11,
+            Self::Gfx12 => table::GFX12,
         }
     }
     /// Looks up an opcode.
     pub fn op(self, opcode: u8) -> Option<&'static OpInfo> {
-        self.table().iter().find(|o| o.opcode == opcode)
+        let i = self.index().get(usize::from(opcode)).copied()?;
+        self.table().get(usize::from(i))
     }
+    /// Opcode → table position (255 when undefined), built once per
+    /// family so that decoding does not search the table.
+    fn index(self) -> &'static [u8; 256] {
+        use std::sync::OnceLock;
+        static INDEX: [OnceLock<[u8; 256]>; 6] = [const { OnceLock::new() }; 6];
+        INDEX[self as usize].get_or_init(|| {
+            let mut ix = [255u8; 256];
+            for (k, o) in self.table().iter().enumerate() {
+                ix[usize::from(o.opcode)] = k as u8;
+            }
+            ix
+        })
+    }
+    /// Every family, oldest first.
+    pub const ALL: [SmemGen; 6] = [
+        Self::Gfx8,
+        Self::Gfx9,
+        Self::Gfx10_1,
+        Self::Gfx10_3,
+        Self::Gfx11,
+        Self::Gfx12,
+    ];
     /// Looks up a mnemonic (LLVM 19 spelling).
     pub fn op_by_name(self, name: &str) -> Option<&'static OpInfo> {
         self.table().iter().find(|o| o.mnemonic == name)
@@ -166,10 +224,31 @@ pub struct Instruction {
     pub sbase: u8,
     /// Offset operand.
     pub offset: Offset,
-    /// GLC modifier.
+    /// GLC modifier (GFX8–GFX11).
     pub glc: bool,
-    /// DLC modifier (GFX10).
+    /// DLC modifier (GFX10, GFX11).
     pub dlc: bool,
+    /// GFX12 temporal hint (`th:`, 0–3) of loads; 0 elsewhere.
+    pub th: u8,
+    /// GFX12 scope (`scope:`, 0–3) of loads; 0 elsewhere.
+    pub scope: u8,
+}
+
+impl Instruction {
+    /// An instruction with no modifiers set.
+    pub fn new(gen: SmemGen, op: &'static OpInfo, sdata: u8, sbase: u8, offset: Offset) -> Self {
+        Self {
+            gen,
+            op,
+            sdata,
+            sbase,
+            offset,
+            glc: false,
+            dlc: false,
+            th: 0,
+            scope: 0,
+        }
+    }
 }
 
 /// Why a word is not a valid SMEM instruction.
@@ -195,8 +274,12 @@ pub enum InvalidReason {
     /// these generations do not have; LLVM's assembler rejects `null`.
     OffsetNull,
     /// A buffer instruction has a negative immediate offset, which LLVM
-    /// refuses to assemble (buffer offsets are 20-bit unsigned).
+    /// refuses to assemble (buffer offsets are 20-bit unsigned before
+    /// GFX12).
     BufferOffsetNegative(i32),
+    /// GFX12 probe or prefetch immediate above 31, which LLVM's
+    /// disassembler rejects (its assembler keeps only the low 5 bits).
+    SdataImmediate(u8),
 }
 
 impl fmt::Display for InvalidReason {
@@ -213,6 +296,9 @@ impl fmt::Display for InvalidReason {
             Self::ImmWithoutOffset => f.write_str("IMM is set but the instruction has no offset"),
             Self::BufferOffsetNegative(v) => {
                 write!(f, "buffer offset {v} is negative (20-bit unsigned)")
+            }
+            Self::SdataImmediate(v) => {
+                write!(f, "probe/prefetch immediate {v} is above 31")
             }
         }
     }
@@ -275,6 +361,8 @@ pub enum EncodeError {
     Glc,
     /// DLC given to an instruction or generation that has no DLC.
     Dlc,
+    /// GFX12 `th`/`scope` on an instruction without them, or above 3.
+    Cpol,
 }
 
 impl fmt::Display for EncodeError {
@@ -288,45 +376,84 @@ impl fmt::Display for EncodeError {
             Self::OffsetRegister(r) => write!(f, "offset register {r} out of range"),
             Self::Glc => f.write_str("glc not allowed"),
             Self::Dlc => f.write_str("dlc not allowed"),
+            Self::Cpol => f.write_str("th/scope not allowed"),
         }
     }
 }
 
 impl std::error::Error for EncodeError {}
 
+/// A scalar register operand as LLVM names it; built without allocating
+/// so that decoding stays cheap.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RegName {
+    /// `sN`.
+    Sgpr(u8),
+    /// `ttmpN`.
+    Ttmp(u8),
+    /// `s[a:b]`.
+    SgprRange(u8, u8),
+    /// `ttmp[a:b]`.
+    TtmpRange(u8, u8),
+    /// A named register or pair (`vcc`, `m0`, `null`, `exec_lo`, ...).
+    Named(&'static str),
+}
+
+impl fmt::Display for RegName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Self::Sgpr(n) => write!(f, "s{n}"),
+            Self::Ttmp(n) => write!(f, "ttmp{n}"),
+            Self::SgprRange(a, b) => write!(f, "s[{a}:{b}]"),
+            Self::TtmpRange(a, b) => write!(f, "ttmp[{a}:{b}]"),
+            Self::Named(n) => f.write_str(n),
+        }
+    }
+}
+
 /// Name of a single 32-bit scalar operand, as LLVM prints it.
-fn single_name(gen: SmemGen, v: u8) -> String {
+pub fn single_name(gen: SmemGen, v: u8) -> RegName {
     let tb = gen.ttmp_base();
+    let named = RegName::Named;
     match v {
-        0..=101 => format!("s{v}"),
-        102..=105 if gen.is_rdna() => format!("s{v}"),
-        102 => "flat_scratch_lo".into(),
-        103 => "flat_scratch_hi".into(),
-        104 => "xnack_mask_lo".into(),
-        105 => "xnack_mask_hi".into(),
-        106 => "vcc_lo".into(),
-        107 => "vcc_hi".into(),
-        108 if gen == SmemGen::Gfx8 => "tba_lo".into(),
-        109 if gen == SmemGen::Gfx8 => "tba_hi".into(),
-        110 if gen == SmemGen::Gfx8 => "tma_lo".into(),
-        111 if gen == SmemGen::Gfx8 => "tma_hi".into(),
-        124 | 125 if v == gen.m0() => "m0".into(),
-        124 | 125 => "null".into(),
-        126 => "exec_lo".into(),
-        127 => "exec_hi".into(),
-        _ => format!("ttmp{}", v.saturating_sub(tb)),
+        0..=101 => RegName::Sgpr(v),
+        102..=105 if gen.is_rdna() => RegName::Sgpr(v),
+        102 => named("flat_scratch_lo"),
+        103 => named("flat_scratch_hi"),
+        104 => named("xnack_mask_lo"),
+        105 => named("xnack_mask_hi"),
+        106 => named("vcc_lo"),
+        107 => named("vcc_hi"),
+        108 if gen == SmemGen::Gfx8 => named("tba_lo"),
+        109 if gen == SmemGen::Gfx8 => named("tba_hi"),
+        110 if gen == SmemGen::Gfx8 => named("tma_lo"),
+        111 if gen == SmemGen::Gfx8 => named("tma_hi"),
+        124 | 125 if v == gen.m0() => named("m0"),
+        124 | 125 => named("null"),
+        126 => named("exec_lo"),
+        127 => named("exec_hi"),
+        _ => RegName::Ttmp(v.saturating_sub(tb)),
+    }
+}
+
+/// Alignment (in registers) LLVM requires of an SGPR tuple of `width`
+/// dwords: pairs 2, everything wider 4 (96-bit tuples too).
+pub fn tuple_align(width: u8) -> u8 {
+    match width {
+        0 | 1 => 1,
+        2 => 2,
+        _ => 4,
     }
 }
 
 /// Name of a register tuple of `width` dwords starting at `v`, or `None`
 /// when the class has no such tuple. `allow_exec` adds `exec` for pairs
 /// (SBASE takes it, SDATA does not).
-fn tuple_name(gen: SmemGen, v: u8, width: u8, allow_exec: bool) -> Option<String> {
+pub fn tuple_name(gen: SmemGen, v: u8, width: u8, allow_exec: bool) -> Option<RegName> {
     if width == 1 {
         return (v != gen.m0() && v < 126).then(|| single_name(gen, v));
     }
-    let align = width.min(4);
-    if !v.is_multiple_of(align) {
+    if width == 0 || !v.is_multiple_of(tuple_align(width)) {
         return None;
     }
     let end = u16::from(v) + u16::from(width);
@@ -338,13 +465,17 @@ fn tuple_name(gen: SmemGen, v: u8, width: u8, allow_exec: bool) -> Option<String
         (true, _) => 106,
     };
     if end <= s_limit {
-        return Some(format!("s[{}:{}]", v, end - 1));
+        return Some(RegName::SgprRange(v, (end - 1) as u8));
     }
     let tb = u16::from(gen.ttmp_base());
     let tend = tb + u16::from(gen.ttmp_count());
-    if u16::from(v) >= tb && end <= tend {
+    // LLVM 19 has no 96-bit trap-temporary tuples (SReg_96 is SGPRs only).
+    if u16::from(v) >= tb && end <= tend && width != 3 {
         let first = u16::from(v) - tb;
-        return Some(format!("ttmp[{}:{}]", first, first + u16::from(width) - 1));
+        return Some(RegName::TtmpRange(
+            first as u8,
+            (first + u16::from(width) - 1) as u8,
+        ));
     }
     if width != 2 {
         return None;
@@ -358,14 +489,20 @@ fn tuple_name(gen: SmemGen, v: u8, width: u8, allow_exec: bool) -> Option<String
         (126, _) if allow_exec => "exec",
         _ => return None,
     };
-    Some(name.into())
+    Some(RegName::Named(name))
 }
 
-fn fmt_imm(v: i32) -> String {
-    if v < 0 {
-        format!("-{:#x}", v.unsigned_abs())
-    } else {
-        format!("{v:#x}")
+/// An immediate offset as LLVM prints it: hex, with a leading minus for
+/// negative values.
+struct Imm(i32);
+
+impl fmt::Display for Imm {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0 < 0 {
+            write!(f, "-{:#x}", self.0.unsigned_abs())
+        } else {
+            write!(f, "{:#x}", self.0)
+        }
     }
 }
 
@@ -374,47 +511,104 @@ impl fmt::Display for Instruction {
     /// class print as `<bad:N>`; only valid instructions match LLVM.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let c = self.op.class;
+        let gen = self.gen;
         f.write_str(self.op.mnemonic)?;
-        let mut ops: Vec<String> = Vec::new();
+        let mut sep = " ";
+        let mut next = |f: &mut fmt::Formatter<'_>| -> fmt::Result {
+            f.write_str(sep)?;
+            sep = ", ";
+            Ok(())
+        };
+        let base = |f: &mut fmt::Formatter<'_>| match tuple_name(
+            gen,
+            self.sbase,
+            if c.buffer_base() { 4 } else { 2 },
+            true,
+        ) {
+            Some(r) => write!(f, "{r}"),
+            None => write!(f, "<bad:{}>", self.sbase),
+        };
+        if c.prefetch() {
+            // GFX12 prefetch: [base,] offset, soffset, length.
+            if c.has_sbase() {
+                next(f)?;
+                base(f)?;
+            }
+            let (reg, imm) = match self.offset {
+                Offset::Imm(v) => (gen.null(), v),
+                Offset::Sgpr(r) | Offset::Soffset(r) => (r, 0),
+                Offset::SgprImm { sgpr, imm } => (sgpr, imm),
+                Offset::None => (gen.null(), 0),
+            };
+            next(f)?;
+            write!(f, "{}", Imm(imm))?;
+            next(f)?;
+            write!(f, "{}", single_name(gen, reg))?;
+            next(f)?;
+            return write!(f, "{}", self.sdata);
+        }
         if c.has_sdata_regs() {
-            ops.push(
-                tuple_name(self.gen, self.sdata, self.op.width, false)
-                    .unwrap_or_else(|| format!("<bad:{}>", self.sdata)),
-            );
-        } else if matches!(c, Class::Probe | Class::ProbeBuffer) {
+            next(f)?;
+            match tuple_name(gen, self.sdata, self.op.width, false) {
+                Some(r) => write!(f, "{r}")?,
+                None => write!(f, "<bad:{}>", self.sdata)?,
+            }
+        } else if c.has_sdata_imm() {
+            next(f)?;
             // LLVM prints the probe immediate in decimal up to 64 (the
             // inline-constant range) and in hex above.
-            ops.push(if self.sdata <= 64 {
-                self.sdata.to_string()
+            if self.sdata <= 64 {
+                write!(f, "{}", self.sdata)?;
             } else {
-                format!("{:#x}", self.sdata)
-            });
+                write!(f, "{:#x}", self.sdata)?;
+            }
         }
         if c.has_sbase() {
-            let w = if c.buffer_base() { 4 } else { 2 };
-            ops.push(
-                tuple_name(self.gen, self.sbase, w, true)
-                    .unwrap_or_else(|| format!("<bad:{}>", self.sbase)),
-            );
+            next(f)?;
+            base(f)?;
         }
-        match self.offset {
-            Offset::None => {}
-            Offset::Imm(v) => ops.push(fmt_imm(v)),
-            Offset::Sgpr(r) | Offset::Soffset(r) => ops.push(single_name(self.gen, r)),
-            Offset::SgprImm { sgpr, imm } => ops.push(format!(
-                "{} offset:{}",
-                single_name(self.gen, sgpr),
-                fmt_imm(imm)
-            )),
-        }
-        if !ops.is_empty() {
-            write!(f, " {}", ops.join(", "))?;
+        match (self.offset, gen) {
+            (Offset::None, _) => {}
+            (Offset::Imm(v), _) => {
+                next(f)?;
+                write!(f, "{}", Imm(v))?;
+            }
+            // GFX12 always prints the immediate next to a register.
+            (Offset::Sgpr(r) | Offset::Soffset(r), SmemGen::Gfx12) => {
+                next(f)?;
+                write!(f, "{} offset:0x0", single_name(gen, r))?;
+            }
+            (Offset::Sgpr(r) | Offset::Soffset(r), _) => {
+                next(f)?;
+                write!(f, "{}", single_name(gen, r))?;
+            }
+            (Offset::SgprImm { sgpr, imm }, _) => {
+                next(f)?;
+                write!(f, "{} offset:{}", single_name(gen, sgpr), Imm(imm))?;
+            }
         }
         if self.glc {
             f.write_str(" glc")?;
         }
         if self.dlc {
             f.write_str(" dlc")?;
+        }
+        if self.th != 0 {
+            f.write_str(match (self.th, self.scope) {
+                (1, _) => " th:TH_LOAD_NT",
+                (2, _) => " th:TH_LOAD_HT",
+                (3, 3) => " th:TH_LOAD_BYPASS",
+                (3, _) => " th:TH_LOAD_LU",
+                _ => " th:<bad>",
+            })?;
+        }
+        if self.scope != 0 {
+            f.write_str(match self.scope {
+                1 => " scope:SCOPE_SE",
+                2 => " scope:SCOPE_DEV",
+                3 => " scope:SCOPE_SYS",
+                _ => " scope:<bad>",
+            })?;
         }
         Ok(())
     }
@@ -434,9 +628,18 @@ fn sext(v: u64, bits: u32) -> i32 {
     (((v << shift) as i64) >> shift) as i32
 }
 
+fn base_width(c: Class) -> u8 {
+    if c.buffer_base() {
+        4
+    } else {
+        2
+    }
+}
+
 /// Decodes one 64-bit word (first dword in bits 31:0). Never panics.
 pub fn decode(gen: SmemGen, word: u64) -> Decoded {
-    let opcode = field(word, 18, 8) as u8;
+    let (op_lo, op_width) = gen.opcode_field();
+    let opcode = field(word, op_lo, op_width) as u8;
     let enc = field(word, 26, 6) as u8;
     let invalid = |r| Decoded {
         word,
@@ -450,14 +653,16 @@ pub fn decode(gen: SmemGen, word: u64) -> Decoded {
     let Some(op) = gen.op(opcode) else {
         return invalid(InvalidReason::Opcode(opcode));
     };
+    if gen == SmemGen::Gfx12 {
+        return decode_gfx12(word, opcode, op);
+    }
     let c = op.class;
     let gfx10 = gen.is_rdna();
-    let (glc_bit, dlc_bit) = gen.glc_dlc_bits();
     let null = gen.null();
     let imm = field(word, 17, 1) == 1;
     let soe = gen == SmemGen::Gfx9 && field(word, 14, 1) == 1;
     let mut used = mask(26, 6) | mask(18, 8);
-    let sdata = if c.has_sdata_regs() || matches!(c, Class::Probe | Class::ProbeBuffer) {
+    let sdata = if c.has_sdata_regs() || c.has_sdata_imm() {
         used |= mask(6, 7);
         field(word, 6, 7) as u8
     } else {
@@ -469,12 +674,15 @@ pub fn decode(gen: SmemGen, word: u64) -> Decoded {
     } else {
         0
     };
-    let glc = c.has_glc() && field(word, glc_bit, 1) == 1;
-    let dlc = c.has_glc() && dlc_bit.is_some_and(|b| field(word, b, 1) == 1);
+    let (mut glc, mut dlc) = (false, false);
     if c.has_glc() {
-        used |= mask(glc_bit, 1);
-        if let Some(b) = dlc_bit {
+        if let Some(b) = gen.glc_bit() {
             used |= mask(b, 1);
+            glc = field(word, b, 1) == 1;
+        }
+        if let Some(b) = gen.dlc_bit() {
+            used |= mask(b, 1);
+            dlc = field(word, b, 1) == 1;
         }
     }
     let soffset = field(word, 57, 7) as u8;
@@ -529,6 +737,8 @@ pub fn decode(gen: SmemGen, word: u64) -> Decoded {
         offset,
         glc,
         dlc,
+        th: 0,
+        scope: 0,
     };
     // GFX8/GFX9 fix IMM to 0 where there is no offset; GFX10 has no IMM.
     let offset_reg = match offset {
@@ -541,9 +751,7 @@ pub fn decode(gen: SmemGen, word: u64) -> Decoded {
         Verdict::Invalid(InvalidReason::CpolWithoutModifiers)
     } else if c.has_sdata_regs() && tuple_name(gen, sdata, op.width, false).is_none() {
         Verdict::Invalid(InvalidReason::SdataRegister(sdata))
-    } else if c.has_sbase()
-        && tuple_name(gen, sbase, if c.buffer_base() { 4 } else { 2 }, true).is_none()
-    {
+    } else if c.has_sbase() && tuple_name(gen, sbase, base_width(c), true).is_none() {
         Verdict::Invalid(InvalidReason::SbaseRegister(sbase))
     } else if !gfx10 && offset_reg == Some(125) {
         Verdict::Invalid(InvalidReason::OffsetNull)
@@ -555,6 +763,70 @@ pub fn decode(gen: SmemGen, word: u64) -> Decoded {
         } else {
             canonical(word, used)
         }
+    } else {
+        canonical(word, used)
+    };
+    Decoded {
+        word,
+        opcode,
+        instruction: Some(instruction),
+        verdict,
+    }
+}
+
+/// GFX12: fields at their own positions; LLVM ignores bits 20:19, 25 and
+/// 56, and th/scope on everything but loads.
+fn decode_gfx12(word: u64, opcode: u8, op: &'static OpInfo) -> Decoded {
+    let gen = SmemGen::Gfx12;
+    let c = op.class;
+    let mut used = mask(26, 6) | mask(13, 6);
+    let sdata = if c.has_sdata_regs() || c.has_sdata_imm() {
+        used |= mask(6, 7);
+        field(word, 6, 7) as u8
+    } else {
+        0
+    };
+    let sbase = if c.has_sbase() {
+        used |= mask(0, 6);
+        (field(word, 0, 6) as u8) << 1
+    } else {
+        0
+    };
+    let (th, scope) = if matches!(c, Class::Load | Class::BufferLoad) {
+        used |= mask(21, 4);
+        (field(word, 23, 2) as u8, field(word, 21, 2) as u8)
+    } else {
+        (0, 0)
+    };
+    let offset = if c.has_offset() {
+        used |= mask(32, 24) | mask(57, 7);
+        let imm = sext(field(word, 32, 24), 24);
+        let soffset = field(word, 57, 7) as u8;
+        if soffset == gen.null() && !c.prefetch() {
+            Offset::Imm(imm)
+        } else {
+            Offset::SgprImm { sgpr: soffset, imm }
+        }
+    } else {
+        Offset::None
+    };
+    let instruction = Instruction {
+        gen,
+        op,
+        sdata,
+        sbase,
+        offset,
+        glc: false,
+        dlc: false,
+        th,
+        scope,
+    };
+    let verdict = if c.has_sdata_regs() && tuple_name(gen, sdata, op.width, false).is_none() {
+        Verdict::Invalid(InvalidReason::SdataRegister(sdata))
+    } else if c.has_sdata_imm() && sdata > 31 {
+        Verdict::Invalid(InvalidReason::SdataImmediate(sdata))
+    } else if c.has_sbase() && tuple_name(gen, sbase, base_width(c), true).is_none() {
+        Verdict::Invalid(InvalidReason::SbaseRegister(sbase))
     } else {
         canonical(word, used)
     };
@@ -580,56 +852,59 @@ pub fn encode(i: &Instruction) -> Result<u64, EncodeError> {
     let gen = i.gen;
     let op = i.op;
     let c = op.class;
-    let gfx10 = gen.is_rdna();
-    let (glc_bit, dlc_bit) = gen.glc_dlc_bits();
     if gen.op(op.opcode) != Some(op) {
         return Err(EncodeError::Opcode);
     }
-    let mut w = (u64::from(gen.encoding()) << 26) | (u64::from(op.opcode) << 18);
+    let (op_lo, _) = gen.opcode_field();
+    let mut w = (u64::from(gen.encoding()) << 26) | (u64::from(op.opcode) << op_lo);
     if c.has_sdata_regs() {
         if tuple_name(gen, i.sdata, op.width, false).is_none() {
             return Err(EncodeError::Sdata(i.sdata));
         }
         w |= u64::from(i.sdata) << 6;
-    } else if matches!(c, Class::Probe | Class::ProbeBuffer) {
-        if i.sdata > 127 {
+    } else if c.has_sdata_imm() {
+        let max = if gen == SmemGen::Gfx12 { 31 } else { 127 };
+        if i.sdata > max {
             return Err(EncodeError::Sdata(i.sdata));
         }
         w |= u64::from(i.sdata) << 6;
     }
     if c.has_sbase() {
-        let width = if c.buffer_base() { 4 } else { 2 };
-        if tuple_name(gen, i.sbase, width, true).is_none() {
+        if tuple_name(gen, i.sbase, base_width(c), true).is_none() {
             return Err(EncodeError::Sbase(i.sbase));
         }
         w |= u64::from(i.sbase >> 1);
     }
     if i.glc {
-        if !c.has_glc() {
-            return Err(EncodeError::Glc);
+        match gen.glc_bit() {
+            Some(b) if c.has_glc() => w |= 1 << b,
+            _ => return Err(EncodeError::Glc),
         }
-        w |= 1 << glc_bit;
     }
     if i.dlc {
-        match dlc_bit {
+        match gen.dlc_bit() {
             Some(b) if c.has_glc() => w |= 1 << b,
             _ => return Err(EncodeError::Dlc),
         }
     }
+    if i.th != 0 || i.scope != 0 {
+        let loads = matches!(c, Class::Load | Class::BufferLoad);
+        if gen != SmemGen::Gfx12 || !loads || i.th > 3 || i.scope > 3 {
+            return Err(EncodeError::Cpol);
+        }
+        w |= (u64::from(i.th) << 23) | (u64::from(i.scope) << 21);
+    }
+    let (lo, hi) = gen.offset_range(c);
+    let imm_bits = if gen == SmemGen::Gfx12 { 24 } else { 21 };
     let check_imm = |v: i32| -> Result<u64, EncodeError> {
-        let ok = if gen == SmemGen::Gfx8 || c.buffer_base() {
-            (0..1 << 20).contains(&v)
-        } else {
-            (-(1 << 20)..1 << 20).contains(&v)
-        };
-        if ok {
-            Ok(u64::from(v as u32) & ((1 << 21) - 1))
+        if (lo..=hi).contains(&v) {
+            Ok(u64::from(v as u32) & ((1 << imm_bits) - 1))
         } else {
             Err(EncodeError::OffsetRange(v))
         }
     };
     let check_reg = |r: u8| {
-        if r > 127 || (!gfx10 && r == 125) {
+        if r > 127 || (!gen.is_rdna() && r == 125) {
             Err(EncodeError::OffsetRegister(r))
         } else {
             Ok(u64::from(r))
@@ -640,6 +915,11 @@ pub fn encode(i: &Instruction) -> Result<u64, EncodeError> {
         (Offset::None, false, _) => {}
         (Offset::Imm(v), true, g) if g.is_rdna() => w |= (check_imm(v)? << 32) | null,
         (Offset::Sgpr(r), true, g) if g.is_rdna() => w |= check_reg(r)? << 57,
+        // GFX12 decodes every register offset as register + immediate
+        // (`s7 offset:0x0`); null there is the immediate-only word.
+        (Offset::SgprImm { sgpr, imm }, true, SmemGen::Gfx12) => {
+            w |= (check_imm(imm)? << 32) | (check_reg(sgpr)? << 57)
+        }
         (Offset::SgprImm { sgpr, imm }, true, g) if g.is_rdna() => {
             // A null register or a zero immediate would decode as another
             // form; those have their own spellings.

@@ -34,31 +34,72 @@ pub enum Class {
     /// `s_get_waveid_in_workgroup` (gfx1010–gfx1013): one SGPR
     /// destination only.
     WaveId,
+    /// `s_prefetch_inst`/`s_prefetch_data` (GFX12): pair base, 24-bit
+    /// offset, SOFFSET register, and a 5-bit length immediate in SDATA.
+    Prefetch,
+    /// `s_buffer_prefetch_data` (GFX12): as [`Class::Prefetch`] with a
+    /// quad (buffer resource) base.
+    PrefetchBuffer,
+    /// `s_prefetch_inst_pc_rel`/`s_prefetch_data_pc_rel` (GFX12): no base;
+    /// the address is relative to the program counter.
+    PrefetchPcRel,
 }
 
 impl Class {
-    /// True when SDATA names registers (not for probes, cache ops, discard).
+    /// True when SDATA names registers (not for probes, prefetches, cache
+    /// ops, discard).
     pub fn has_sdata_regs(self) -> bool {
         !matches!(
             self,
-            Self::Cache | Self::Probe | Self::ProbeBuffer | Self::Discard
+            Self::Cache
+                | Self::Probe
+                | Self::ProbeBuffer
+                | Self::Discard
+                | Self::Prefetch
+                | Self::PrefetchBuffer
+                | Self::PrefetchPcRel
+        )
+    }
+    /// True when SDATA holds an immediate (probe mode, prefetch length).
+    pub fn has_sdata_imm(self) -> bool {
+        matches!(
+            self,
+            Self::Probe
+                | Self::ProbeBuffer
+                | Self::Prefetch
+                | Self::PrefetchBuffer
+                | Self::PrefetchPcRel
+        )
+    }
+    /// True for the GFX12 prefetches.
+    pub fn prefetch(self) -> bool {
+        matches!(
+            self,
+            Self::Prefetch | Self::PrefetchBuffer | Self::PrefetchPcRel
         )
     }
     /// True when the instruction reads SBASE.
     pub fn has_sbase(self) -> bool {
-        !matches!(self, Self::Cache | Self::Time | Self::WaveId)
+        !matches!(
+            self,
+            Self::Cache | Self::Time | Self::WaveId | Self::PrefetchPcRel
+        )
     }
     /// True when SBASE is a buffer resource (SGPR quad) rather than an
     /// address (SGPR pair).
     pub fn buffer_base(self) -> bool {
         matches!(
             self,
-            Self::BufferLoad | Self::BufferStore | Self::BufferAtomic | Self::ProbeBuffer
+            Self::BufferLoad
+                | Self::BufferStore
+                | Self::BufferAtomic
+                | Self::ProbeBuffer
+                | Self::PrefetchBuffer
         )
     }
     /// True when the instruction takes an offset operand.
     pub fn has_offset(self) -> bool {
-        self.has_sbase()
+        self.has_sbase() || self == Self::PrefetchPcRel
     }
     /// True when the GLC modifier exists (LLVM accepts `glc`).
     pub fn has_glc(self) -> bool {
@@ -81,6 +122,33 @@ impl Class {
     }
 }
 
+/// How a load moves memory into SDATA: whole dwords, or one byte or
+/// half-word extended to 32 bits (GFX12 `s_load_i8/u8/i16/u16`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Ext {
+    /// `width` whole dwords.
+    Dwords,
+    /// One byte, zero-extended.
+    U8,
+    /// One byte, sign-extended.
+    I8,
+    /// Two bytes, zero-extended.
+    U16,
+    /// Two bytes, sign-extended.
+    I16,
+}
+
+impl Ext {
+    /// Bytes read from memory for a `width`-dword destination.
+    pub fn bytes(self, width: u8) -> u32 {
+        match self {
+            Self::Dwords => 4 * u32::from(width),
+            Self::U8 | Self::I8 => 1,
+            Self::U16 | Self::I16 => 2,
+        }
+    }
+}
+
 /// One opcode of one generation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct OpInfo {
@@ -92,6 +160,8 @@ pub struct OpInfo {
     pub width: u8,
     /// Operand shape class.
     pub class: Class,
+    /// Memory access of loads ([`Ext::Dwords`] for everything else).
+    pub ext: Ext,
 }
 
 const fn op(mnemonic: &'static str, opcode: u8, width: u8, class: Class) -> OpInfo {
@@ -100,6 +170,18 @@ const fn op(mnemonic: &'static str, opcode: u8, width: u8, class: Class) -> OpIn
         opcode,
         width,
         class,
+        ext: Ext::Dwords,
+    }
+}
+
+/// A GFX12 sub-dword load.
+const fn sub(mnemonic: &'static str, opcode: u8, class: Class, ext: Ext) -> OpInfo {
+    OpInfo {
+        mnemonic,
+        opcode,
+        width: 1,
+        class,
+        ext,
     }
 }
 
@@ -356,4 +438,38 @@ pub static GFX11: &[OpInfo] = &[
     op("s_dcache_inv", 33, 0, Cache),
     op("s_atc_probe", 34, 0, Probe),
     op("s_atc_probe_buffer", 35, 0, ProbeBuffer),
+];
+
+/// GFX12 (gfx1200, gfx1201): opcode field at bits 18:13, `_b96` loads,
+/// sub-dword loads, prefetches; no time or write-back instructions
+/// (llvm-mc-19 -mcpu=gfx1200 --disassemble of every opcode).
+pub static GFX12: &[OpInfo] = &[
+    op("s_load_b32", 0, 1, Load),
+    op("s_load_b64", 1, 2, Load),
+    op("s_load_b128", 2, 4, Load),
+    op("s_load_b256", 3, 8, Load),
+    op("s_load_b512", 4, 16, Load),
+    op("s_load_b96", 5, 3, Load),
+    sub("s_load_i8", 8, Load, Ext::I8),
+    sub("s_load_u8", 9, Load, Ext::U8),
+    sub("s_load_i16", 10, Load, Ext::I16),
+    sub("s_load_u16", 11, Load, Ext::U16),
+    op("s_buffer_load_b32", 16, 1, BufferLoad),
+    op("s_buffer_load_b64", 17, 2, BufferLoad),
+    op("s_buffer_load_b128", 18, 4, BufferLoad),
+    op("s_buffer_load_b256", 19, 8, BufferLoad),
+    op("s_buffer_load_b512", 20, 16, BufferLoad),
+    op("s_buffer_load_b96", 21, 3, BufferLoad),
+    sub("s_buffer_load_i8", 24, BufferLoad, Ext::I8),
+    sub("s_buffer_load_u8", 25, BufferLoad, Ext::U8),
+    sub("s_buffer_load_i16", 26, BufferLoad, Ext::I16),
+    sub("s_buffer_load_u16", 27, BufferLoad, Ext::U16),
+    op("s_dcache_inv", 33, 0, Cache),
+    op("s_atc_probe", 34, 0, Probe),
+    op("s_atc_probe_buffer", 35, 0, ProbeBuffer),
+    op("s_prefetch_inst", 36, 0, Prefetch),
+    op("s_prefetch_inst_pc_rel", 37, 0, PrefetchPcRel),
+    op("s_prefetch_data", 38, 0, Prefetch),
+    op("s_buffer_prefetch_data", 39, 0, PrefetchBuffer),
+    op("s_prefetch_data_pc_rel", 40, 0, PrefetchPcRel),
 ];

@@ -4,13 +4,8 @@ use proptest::prelude::*;
 fn ins(gen: SmemGen, name: &str, sdata: u8, sbase: u8, offset: Offset, glc: bool) -> Instruction {
     let op = gen.op_by_name(name).expect("mnemonic in table");
     Instruction {
-        gen,
-        op,
-        sdata,
-        sbase,
-        offset,
         glc,
-        dlc: false,
+        ..Instruction::new(gen, op, sdata, sbase, offset)
     }
 }
 
@@ -405,13 +400,7 @@ fn encode_errors() {
 
 #[test]
 fn tables_are_consistent() {
-    for gen in [
-        SmemGen::Gfx8,
-        SmemGen::Gfx9,
-        SmemGen::Gfx10_1,
-        SmemGen::Gfx10_3,
-        SmemGen::Gfx11,
-    ] {
+    for gen in SmemGen::ALL {
         let t = gen.table();
         for (k, a) in t.iter().enumerate() {
             for b in t.iter().skip(k + 1) {
@@ -425,6 +414,7 @@ fn tables_are_consistent() {
     assert_eq!(table::GFX10_1.len(), 84);
     assert_eq!(table::GFX10_3.len(), 16);
     assert_eq!(table::GFX11.len(), 14);
+    assert_eq!(table::GFX12.len(), 28);
     // Every GFX10_3 entry is in GFX10_1 unchanged.
     for e in table::GFX10_3 {
         assert_eq!(SmemGen::Gfx10_1.op(e.opcode), Some(e));
@@ -437,7 +427,8 @@ fn gens() -> impl Strategy<Value = SmemGen> {
         Just(SmemGen::Gfx9),
         Just(SmemGen::Gfx10_1),
         Just(SmemGen::Gfx10_3),
-        Just(SmemGen::Gfx11)
+        Just(SmemGen::Gfx11),
+        Just(SmemGen::Gfx12)
     ]
 }
 
@@ -452,7 +443,8 @@ proptest! {
     fn canonical_words_roundtrip(gen in gens(), w in any::<u64>(), op_pick in any::<prop::sample::Index>()) {
         // Force a known opcode and the SMEM encoding so most cases decode.
         let op = op_pick.get(gen.table());
-        let w = (w & !(mask(26, 6) | mask(18, 8))) | (u64::from(gen.encoding()) << 26) | (u64::from(op.opcode) << 18);
+        let (lo, width) = gen.opcode_field();
+        let w = (w & !(mask(26, 6) | mask(lo, width))) | (u64::from(gen.encoding()) << 26) | (u64::from(op.opcode) << lo);
         let d = decode(gen, w);
         if let (Some(i), Verdict::Valid | Verdict::NonCanonical { .. }) = (d.instruction, d.verdict) {
             let e = encode(&i);
@@ -468,4 +460,196 @@ proptest! {
             }
         }
     }
+}
+
+/// Words and texts from `llvm-mc-19 -mcpu=gfx1200` (-show-encoding for
+/// encode, --disassemble for decode).
+#[test]
+fn gfx12_specifics() {
+    let g = SmemGen::Gfx12;
+    let cases: &[(Instruction, u64, &str)] = &[
+        (
+            ins(g, "s_load_b32", 5, 2, Offset::Imm(0x10), false),
+            0xf800_0010_f400_0141,
+            "s_load_b32 s5, s[2:3], 0x10",
+        ),
+        (
+            ins(g, "s_load_b96", 4, 2, Offset::Imm(0x10), false),
+            0xf800_0010_f400_a101,
+            "s_load_b96 s[4:6], s[2:3], 0x10",
+        ),
+        (
+            ins(g, "s_load_u8", 5, 2, Offset::Imm(0x10), false),
+            0xf800_0010_f401_2141,
+            "s_load_u8 s5, s[2:3], 0x10",
+        ),
+        (
+            ins(
+                g,
+                "s_load_i16",
+                5,
+                2,
+                Offset::SgprImm { sgpr: 7, imm: 0x10 },
+                false,
+            ),
+            0x0e00_0010_f401_4141,
+            "s_load_i16 s5, s[2:3], s7 offset:0x10",
+        ),
+        (
+            Instruction {
+                th: 1,
+                scope: 3,
+                ..ins(g, "s_load_b32", 5, 2, Offset::Imm(0x10), false)
+            },
+            0xf800_0010_f4e0_0141,
+            "s_load_b32 s5, s[2:3], 0x10 th:TH_LOAD_NT scope:SCOPE_SYS",
+        ),
+        (
+            Instruction {
+                th: 3,
+                scope: 3,
+                ..ins(g, "s_load_b32", 5, 2, Offset::Imm(0x10), false)
+            },
+            0xf800_0010_f5e0_0141,
+            "s_load_b32 s5, s[2:3], 0x10 th:TH_LOAD_BYPASS scope:SCOPE_SYS",
+        ),
+        (
+            Instruction {
+                th: 2,
+                scope: 1,
+                ..ins(g, "s_buffer_load_b32", 5, 4, Offset::Imm(0x10), false)
+            },
+            0xf800_0010_f522_0142,
+            "s_buffer_load_b32 s5, s[4:7], 0x10 th:TH_LOAD_HT scope:SCOPE_SE",
+        ),
+        (
+            ins(g, "s_load_b32", 5, 2, Offset::Imm(-0x80_0000), false),
+            0xf880_0000_f400_0141,
+            "s_load_b32 s5, s[2:3], -0x800000",
+        ),
+        (
+            ins(g, "s_buffer_load_b32", 5, 4, Offset::Imm(-1), false),
+            0xf8ff_ffff_f402_0142,
+            "s_buffer_load_b32 s5, s[4:7], -0x1",
+        ),
+        (
+            ins(
+                g,
+                "s_load_b32",
+                5,
+                2,
+                Offset::SgprImm { sgpr: 125, imm: 0 },
+                false,
+            ),
+            0xfa00_0000_f400_0141,
+            "s_load_b32 s5, s[2:3], m0 offset:0x0",
+        ),
+        (
+            ins(
+                g,
+                "s_prefetch_inst",
+                3,
+                2,
+                Offset::SgprImm { sgpr: 7, imm: 0x10 },
+                false,
+            ),
+            0x0e00_0010_f404_80c1,
+            "s_prefetch_inst s[2:3], 0x10, s7, 3",
+        ),
+        (
+            ins(
+                g,
+                "s_prefetch_inst_pc_rel",
+                3,
+                0,
+                Offset::SgprImm { sgpr: 7, imm: 0x10 },
+                false,
+            ),
+            0x0e00_0010_f404_a0c0,
+            "s_prefetch_inst_pc_rel 0x10, s7, 3",
+        ),
+        (
+            ins(
+                g,
+                "s_prefetch_data",
+                3,
+                2,
+                Offset::SgprImm {
+                    sgpr: 124,
+                    imm: 0x10,
+                },
+                false,
+            ),
+            0xf800_0010_f404_c0c1,
+            "s_prefetch_data s[2:3], 0x10, null, 3",
+        ),
+        (
+            ins(
+                g,
+                "s_buffer_prefetch_data",
+                3,
+                4,
+                Offset::SgprImm { sgpr: 7, imm: 0x10 },
+                false,
+            ),
+            0x0e00_0010_f404_e0c2,
+            "s_buffer_prefetch_data s[4:7], 0x10, s7, 3",
+        ),
+        (
+            ins(g, "s_atc_probe", 7, 2, Offset::Imm(0x10), false),
+            0xf800_0010_f404_41c1,
+            "s_atc_probe 7, s[2:3], 0x10",
+        ),
+        (
+            ins(g, "s_dcache_inv", 0, 0, Offset::None, false),
+            0x0000_0000_f404_2000,
+            "s_dcache_inv",
+        ),
+    ];
+    for (i, w, text) in cases {
+        assert_eq!(encode(i), Ok(*w), "{text}");
+        assert_eq!(i.to_string(), *text);
+        let d = decode(g, *w);
+        assert_eq!(d.verdict, Verdict::Valid, "{text}");
+        assert_eq!(d.to_string(), *text);
+    }
+    // An SGPR offset alone decodes as SGPR + 0, printed with `offset:0x0`.
+    let i = ins(g, "s_load_b32", 5, 2, Offset::Sgpr(7), false);
+    assert_eq!(encode(&i), Ok(0x0e00_0000_f400_0141));
+    assert_eq!(
+        decode(g, 0x0e00_0000_f400_0141).to_string(),
+        "s_load_b32 s5, s[2:3], s7 offset:0x0"
+    );
+    // LLVM ignores bits 19, 20, 25 and 56, and th/scope off loads.
+    for extra in [1u64 << 19, 1 << 20, 1 << 25, 1 << 56] {
+        let d = decode(g, 0xf800_0010_f400_0141 | extra);
+        assert_eq!(d.verdict, Verdict::NonCanonical { bits: extra });
+        assert_eq!(d.to_string(), "s_load_b32 s5, s[2:3], 0x10");
+    }
+    // 96-bit tuples are 4-aligned; immediates above 31 are invalid.
+    assert_eq!(
+        decode(g, 0xf800_0010_f400_a241).verdict,
+        Verdict::Invalid(InvalidReason::SdataRegister(9))
+    );
+    assert_eq!(
+        decode(g, 0x0e00_0010_f404_8802).verdict,
+        Verdict::Invalid(InvalidReason::SdataImmediate(32))
+    );
+    assert_eq!(
+        encode(&ins(g, "s_atc_probe", 32, 2, Offset::Imm(0), false)),
+        Err(EncodeError::Sdata(32))
+    );
+    assert_eq!(
+        encode(&ins(g, "s_load_b32", 5, 2, Offset::Imm(0x80_0000), false)),
+        Err(EncodeError::OffsetRange(0x80_0000))
+    );
+    assert_eq!(
+        encode(&ins(g, "s_load_b32", 5, 2, Offset::Imm(0), true)),
+        Err(EncodeError::Glc)
+    );
+    let probe_th = Instruction {
+        th: 1,
+        ..ins(g, "s_atc_probe", 5, 2, Offset::Imm(0), false)
+    };
+    assert_eq!(encode(&probe_th), Err(EncodeError::Cpol));
 }
