@@ -140,21 +140,95 @@ impl SmemGen {
     }
     /// Looks up an opcode.
     pub fn op(self, opcode: u8) -> Option<&'static OpInfo> {
-        let i = self.index().get(usize::from(opcode)).copied()?;
+        let i = self.tables().index[usize::from(opcode)];
         self.table().get(usize::from(i))
     }
-    /// Opcode → table position (255 when undefined), built once per
-    /// family so that decoding does not search the table.
-    fn index(self) -> &'static [u8; 256] {
+    /// Per-family lookup tables, built once, so that decoding neither
+    /// searches the opcode table nor walks the register-class rules.
+    fn tables(self) -> &'static GenTables {
         use std::sync::OnceLock;
-        static INDEX: [OnceLock<[u8; 256]>; 6] = [const { OnceLock::new() }; 6];
-        INDEX[self as usize].get_or_init(|| {
-            let mut ix = [255u8; 256];
+        static TABLES: [OnceLock<GenTables>; 6] = [const { OnceLock::new() }; 6];
+        TABLES[self as usize].get_or_init(|| {
+            let mut t = GenTables {
+                index: [255; 256],
+                plans: [NO_PLAN; 256],
+                sdata_ok: [0; 17],
+                base_ok: [0; 2],
+            };
             for (k, o) in self.table().iter().enumerate() {
-                ix[usize::from(o.opcode)] = k as u8;
+                t.index[usize::from(o.opcode)] = k as u8;
             }
-            ix
+            for v in 0..128u8 {
+                for width in [1u8, 2, 3, 4, 8, 16] {
+                    if tuple_name(self, v, width, false).is_some() {
+                        t.sdata_ok[usize::from(width)] |= 1 << v;
+                    }
+                }
+                for (k, width) in [2u8, 4].into_iter().enumerate() {
+                    if tuple_name(self, v, width, true).is_some() {
+                        t.base_ok[k] |= 1 << v;
+                    }
+                }
+            }
+            for (k, o) in self.table().iter().enumerate() {
+                t.plans[usize::from(o.opcode)] = self.plan(&self.table()[k], &t);
+            }
+            t
         })
+    }
+    /// The decoding plan of one opcode entry.
+    fn plan(self, op: &'static OpInfo, t: &GenTables) -> Plan {
+        let c = op.class;
+        let (op_lo, op_width) = self.opcode_field();
+        let mut used = mask(26, 6) | mask(op_lo, op_width);
+        let reads_sdata = c.has_sdata_regs() || c.has_sdata_imm();
+        if reads_sdata {
+            used |= mask(6, 7);
+        }
+        if c.has_sbase() {
+            used |= mask(0, 6);
+        }
+        let glc = c.has_glc() && self.glc_bit().is_some();
+        if glc {
+            used |= self.glc_bit().map_or(0, |b| mask(b, 1));
+            used |= self.dlc_bit().map_or(0, |b| mask(b, 1));
+        }
+        let cpol = self == Self::Gfx12 && matches!(c, Class::Load | Class::BufferLoad);
+        if cpol {
+            used |= mask(21, 4);
+        }
+        let sdata_valid = if c.has_sdata_regs() {
+            t.sdata_ok.get(usize::from(op.width)).copied().unwrap_or(0)
+        } else if c.has_sdata_imm() && self == Self::Gfx12 {
+            (1 << 32) - 1
+        } else {
+            u128::MAX
+        };
+        let base_valid = if c.has_sbase() {
+            t.base_ok[usize::from(c.buffer_base())]
+        } else {
+            u128::MAX
+        };
+        let mut forbidden = 0;
+        if !self.is_rdna() && !c.has_offset() {
+            forbidden |= mask(17, 1);
+        }
+        if self == Self::Gfx11 && !c.has_glc() {
+            forbidden |= mask(13, 2);
+        }
+        Plan {
+            op: Some(op),
+            used,
+            sdata_keep: if reads_sdata { 0x7f } else { 0 },
+            sbase_keep: if c.has_sbase() { 0x7e } else { 0 },
+            glc_on: u64::from(glc),
+            cpol_on: u64::from(cpol),
+            sdata_valid,
+            base_valid,
+            forbidden,
+            has_offset: c.has_offset(),
+            buffer: c.buffer_base(),
+        }
     }
     /// Every family, oldest first.
     pub const ALL: [SmemGen; 6] = [
@@ -182,6 +256,75 @@ impl SmemGen {
             Self::Gfx8 => 12,
             _ => 16,
         }
+    }
+}
+
+/// Lookup tables of one family (see [`SmemGen::tables`]).
+struct GenTables {
+    /// Opcode → table position, 255 when undefined.
+    index: [u8; 256],
+    /// Opcode → decoding plan.
+    plans: [Plan; 256],
+    /// By width in dwords: bit `v` set when SDATA `v` is a valid tuple.
+    sdata_ok: [u128; 17],
+    /// Valid SBASE registers: [pair, quad].
+    base_ok: [u128; 2],
+}
+
+/// What the fast decoder needs to know about one opcode, precomputed so
+/// that decoding a word takes few data-dependent branches.
+#[derive(Clone, Copy)]
+struct Plan {
+    /// The opcode entry, `None` when undefined.
+    op: Option<&'static OpInfo>,
+    /// Bits used whatever the offset form: ENCODING, OPCODE, and SDATA,
+    /// SBASE and cache-policy fields where the instruction has them.
+    used: u64,
+    /// 0x7f when SDATA is read, else 0.
+    sdata_keep: u8,
+    /// 0x7e (applied to SBASE << 1) when SBASE is read, else 0.
+    sbase_keep: u8,
+    /// 1 when the instruction has GLC (and DLC where the family has it).
+    glc_on: u64,
+    /// 1 when GFX12 th/scope apply.
+    cpol_on: u64,
+    /// Bit `v` set when SDATA `v` is allowed (all set when unconstrained).
+    sdata_valid: u128,
+    /// Bit `v` set when SBASE `v` is allowed (all set when unread).
+    base_valid: u128,
+    /// Bits whose being set makes the word invalid (IMM without an offset
+    /// on GFX8/GFX9; GFX11 GLC/DLC on an instruction without them).
+    forbidden: u64,
+    /// The instruction has an offset operand.
+    has_offset: bool,
+    /// Buffer form (quad base).
+    buffer: bool,
+}
+
+const NO_PLAN: Plan = Plan {
+    op: None,
+    used: 0,
+    sdata_keep: 0,
+    sbase_keep: 0,
+    glc_on: 0,
+    cpol_on: 0,
+    sdata_valid: 0,
+    base_valid: 0,
+    forbidden: 0,
+    has_offset: false,
+    buffer: false,
+};
+
+impl GenTables {
+    /// True when SDATA `v` names a tuple of `width` dwords.
+    fn sdata_ok(&self, v: u8, width: u8) -> bool {
+        let m = self.sdata_ok.get(usize::from(width)).copied().unwrap_or(0);
+        v < 128 && (m >> v) & 1 == 1
+    }
+    /// True when SBASE `v` names a pair (or a quad for buffer forms).
+    fn sbase_ok(&self, v: u8, c: Class) -> bool {
+        let m = self.base_ok[usize::from(c.buffer_base())];
+        v < 128 && (m >> v) & 1 == 1
     }
 }
 
@@ -641,6 +784,163 @@ pub fn decode(gen: SmemGen, word: u64) -> Decoded {
     let (op_lo, op_width) = gen.opcode_field();
     let opcode = field(word, op_lo, op_width) as u8;
     let enc = field(word, 26, 6) as u8;
+    if enc != gen.encoding() {
+        return Decoded {
+            word,
+            opcode,
+            instruction: None,
+            verdict: Verdict::Invalid(InvalidReason::Encoding(enc)),
+        };
+    }
+    let t = gen.tables();
+    let p = &t.plans[usize::from(opcode)];
+    let Some(op) = p.op else {
+        return Decoded {
+            word,
+            opcode,
+            instruction: None,
+            verdict: Verdict::Invalid(InvalidReason::Opcode(opcode)),
+        };
+    };
+    let sdata = (field(word, 6, 7) as u8) & p.sdata_keep;
+    let sbase = ((field(word, 0, 6) as u8) << 1) & p.sbase_keep;
+    let mut used = p.used;
+    let soffset = field(word, 57, 7) as u8;
+    let (mut glc, mut dlc, mut th, mut scope) = (false, false, 0, 0);
+    let offset = match gen {
+        SmemGen::Gfx12 => {
+            th = (field(word, 23, 2) & (p.cpol_on * 3)) as u8;
+            scope = (field(word, 21, 2) & (p.cpol_on * 3)) as u8;
+            if !p.has_offset {
+                Offset::None
+            } else {
+                used |= mask(32, 24) | mask(57, 7);
+                let imm = sext(field(word, 32, 24), 24);
+                if soffset == 124 && !op.class.prefetch() {
+                    Offset::Imm(imm)
+                } else {
+                    Offset::SgprImm { sgpr: soffset, imm }
+                }
+            }
+        }
+        SmemGen::Gfx10_1 | SmemGen::Gfx10_3 | SmemGen::Gfx11 => {
+            let (gb, db) = if gen == SmemGen::Gfx11 {
+                (14, 13)
+            } else {
+                (16, 14)
+            };
+            glc = (word >> gb) & p.glc_on != 0;
+            dlc = (word >> db) & p.glc_on != 0;
+            if !p.has_offset {
+                Offset::None
+            } else {
+                used |= mask(32, 21) | mask(57, 7);
+                let imm = sext(field(word, 32, 21), 21);
+                if imm == 0 {
+                    Offset::Sgpr(soffset)
+                } else if soffset == gen.null() {
+                    Offset::Imm(imm)
+                } else {
+                    Offset::SgprImm { sgpr: soffset, imm }
+                }
+            }
+        }
+        SmemGen::Gfx8 | SmemGen::Gfx9 => {
+            glc = (word >> 16) & p.glc_on != 0;
+            if !p.has_offset {
+                Offset::None
+            } else {
+                used |= mask(17, 1);
+                let gfx9 = gen == SmemGen::Gfx9;
+                if gfx9 {
+                    used |= mask(14, 1);
+                }
+                let imm = field(word, 17, 1) == 1;
+                let soe = gfx9 && field(word, 14, 1) == 1;
+                match (imm, soe) {
+                    (true, false) if !gfx9 => {
+                        used |= mask(32, 20);
+                        Offset::Imm(field(word, 32, 20) as i32)
+                    }
+                    (false, false) => {
+                        used |= mask(32, 7);
+                        Offset::Sgpr(field(word, 32, 7) as u8)
+                    }
+                    (true, false) => {
+                        used |= mask(32, 21);
+                        Offset::Imm(sext(field(word, 32, 21), 21))
+                    }
+                    (true, true) => {
+                        used |= mask(32, 21) | mask(57, 7);
+                        Offset::SgprImm {
+                            sgpr: soffset,
+                            imm: sext(field(word, 32, 21), 21),
+                        }
+                    }
+                    (false, true) => {
+                        used |= mask(57, 7);
+                        Offset::Soffset(soffset)
+                    }
+                }
+            }
+        }
+    };
+    let instruction = Instruction {
+        gen,
+        op,
+        sdata,
+        sbase,
+        offset,
+        glc,
+        dlc,
+        th,
+        scope,
+    };
+    let regs_ok = ((p.sdata_valid >> sdata) & (p.base_valid >> sbase) & 1) == 1;
+    let (offset_reg, imm) = match offset {
+        Offset::Sgpr(r) | Offset::Soffset(r) => (r, 0),
+        Offset::SgprImm { sgpr, imm } => (sgpr, imm),
+        Offset::Imm(v) => (0, v),
+        Offset::None => (0, 0),
+    };
+    let pre_rdna = !gen.is_rdna();
+    let null_reg = pre_rdna && offset_reg == 125;
+    let neg_buffer = p.buffer && imm < 0 && gen != SmemGen::Gfx12;
+    let verdict = if regs_ok && word & p.forbidden == 0 && !null_reg && !neg_buffer {
+        canonical(word, used)
+    } else if word & p.forbidden & mask(17, 1) != 0 {
+        Verdict::Invalid(InvalidReason::ImmWithoutOffset)
+    } else if word & p.forbidden != 0 {
+        Verdict::Invalid(InvalidReason::CpolWithoutModifiers)
+    } else if (p.sdata_valid >> sdata) & 1 == 0 {
+        Verdict::Invalid(if op.class.has_sdata_regs() {
+            InvalidReason::SdataRegister(sdata)
+        } else {
+            InvalidReason::SdataImmediate(sdata)
+        })
+    } else if (p.base_valid >> sbase) & 1 == 0 {
+        Verdict::Invalid(InvalidReason::SbaseRegister(sbase))
+    } else if null_reg {
+        Verdict::Invalid(InvalidReason::OffsetNull)
+    } else {
+        Verdict::Invalid(InvalidReason::BufferOffsetNegative(imm))
+    };
+    Decoded {
+        word,
+        opcode,
+        instruction: Some(instruction),
+        verdict,
+    }
+}
+
+/// The decoder written field by field, as the documents describe the
+/// encoding; [`decode`] is the table-driven fast path and must agree with
+/// it on every word (a property test checks).
+#[cfg_attr(not(test), allow(dead_code))]
+fn decode_reference(gen: SmemGen, word: u64) -> Decoded {
+    let (op_lo, op_width) = gen.opcode_field();
+    let opcode = field(word, op_lo, op_width) as u8;
+    let enc = field(word, 26, 6) as u8;
     let invalid = |r| Decoded {
         word,
         opcode,
@@ -650,11 +950,12 @@ pub fn decode(gen: SmemGen, word: u64) -> Decoded {
     if enc != gen.encoding() {
         return invalid(InvalidReason::Encoding(enc));
     }
-    let Some(op) = gen.op(opcode) else {
+    let t = gen.tables();
+    let Some(op) = gen.table().get(usize::from(t.index[usize::from(opcode)])) else {
         return invalid(InvalidReason::Opcode(opcode));
     };
     if gen == SmemGen::Gfx12 {
-        return decode_gfx12(word, opcode, op);
+        return decode_gfx12(t, word, opcode, op);
     }
     let c = op.class;
     let gfx10 = gen.is_rdna();
@@ -749,9 +1050,9 @@ pub fn decode(gen: SmemGen, word: u64) -> Decoded {
         Verdict::Invalid(InvalidReason::ImmWithoutOffset)
     } else if gen == SmemGen::Gfx11 && !c.has_glc() && field(word, 13, 2) != 0 {
         Verdict::Invalid(InvalidReason::CpolWithoutModifiers)
-    } else if c.has_sdata_regs() && tuple_name(gen, sdata, op.width, false).is_none() {
+    } else if c.has_sdata_regs() && !t.sdata_ok(sdata, op.width) {
         Verdict::Invalid(InvalidReason::SdataRegister(sdata))
-    } else if c.has_sbase() && tuple_name(gen, sbase, base_width(c), true).is_none() {
+    } else if c.has_sbase() && !t.sbase_ok(sbase, c) {
         Verdict::Invalid(InvalidReason::SbaseRegister(sbase))
     } else if !gfx10 && offset_reg == Some(125) {
         Verdict::Invalid(InvalidReason::OffsetNull)
@@ -776,7 +1077,8 @@ pub fn decode(gen: SmemGen, word: u64) -> Decoded {
 
 /// GFX12: fields at their own positions; LLVM ignores bits 20:19, 25 and
 /// 56, and th/scope on everything but loads.
-fn decode_gfx12(word: u64, opcode: u8, op: &'static OpInfo) -> Decoded {
+#[cfg_attr(not(test), allow(dead_code))]
+fn decode_gfx12(t: &GenTables, word: u64, opcode: u8, op: &'static OpInfo) -> Decoded {
     let gen = SmemGen::Gfx12;
     let c = op.class;
     let mut used = mask(26, 6) | mask(13, 6);
@@ -821,11 +1123,11 @@ fn decode_gfx12(word: u64, opcode: u8, op: &'static OpInfo) -> Decoded {
         th,
         scope,
     };
-    let verdict = if c.has_sdata_regs() && tuple_name(gen, sdata, op.width, false).is_none() {
+    let verdict = if c.has_sdata_regs() && !t.sdata_ok(sdata, op.width) {
         Verdict::Invalid(InvalidReason::SdataRegister(sdata))
     } else if c.has_sdata_imm() && sdata > 31 {
         Verdict::Invalid(InvalidReason::SdataImmediate(sdata))
-    } else if c.has_sbase() && tuple_name(gen, sbase, base_width(c), true).is_none() {
+    } else if c.has_sbase() && !t.sbase_ok(sbase, c) {
         Verdict::Invalid(InvalidReason::SbaseRegister(sbase))
     } else {
         canonical(word, used)

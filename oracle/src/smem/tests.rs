@@ -434,6 +434,21 @@ fn gens() -> impl Strategy<Value = SmemGen> {
 
 proptest! {
     #[test]
+    fn fast_decoder_matches_reference(gen in gens(), w in any::<u64>(), op_pick in any::<prop::sample::Index>(), force in 0u8..4) {
+        // Mostly SMEM words with a known opcode, so every path is reached.
+        let op = op_pick.get(gen.table());
+        let (lo, width) = gen.opcode_field();
+        let mut w = w;
+        if force != 0 {
+            w = (w & !mask(26, 6)) | (u64::from(gen.encoding()) << 26);
+        }
+        if force > 1 {
+            w = (w & !mask(lo, width)) | (u64::from(op.opcode) << lo);
+        }
+        prop_assert_eq!(decode(gen, w), decode_reference(gen, w));
+    }
+
+    #[test]
     fn decode_never_panics(gen in gens(), w in any::<u64>()) {
         let d = decode(gen, w);
         let _ = d.to_string();
