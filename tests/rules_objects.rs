@@ -6,7 +6,9 @@
 //! fire too when one change necessarily breaks several). The unmutated
 //! objects must be clean: no errors and no warnings.
 //!
-//! Every rule of the catalogue must have an entry here
+//! Every rule of the catalogue except the `smem.` ones (which judge
+//! instruction words, not objects, and are broken in oracle/src/smem tests)
+//! must have an entry here
 //! (`every_rule_has_an_object_mutation`). The `kd.`, `sgpr.` and
 //! `metadata.` rules also have mutation tests of their own in their
 //! modules, on synthetic descriptors and documents; the entries here show
@@ -894,8 +896,11 @@ fn count(bytes: &[u8], id: &str) -> usize {
 
 #[test]
 fn every_rule_has_an_object_mutation() {
+    // SMEM rules judge instruction words and streams, not code objects;
+    // oracle/src/smem tests break each of them.
     let missing: Vec<&str> = rules::catalogue()
         .map(|r| r.id)
+        .filter(|id| !id.starts_with("smem."))
         .filter(|id| !MUTATIONS.iter().any(|(m, _, _)| m == id))
         .filter(|id| !EXCLUDED.iter().any(|(x, _)| x == id))
         .collect();

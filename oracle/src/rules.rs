@@ -83,6 +83,7 @@ pub fn catalogue() -> impl Iterator<Item = &'static Rule> {
         crate::symbols::RULES,
         crate::kd::RULES,
         crate::sgpr::RULES,
+        crate::smem::RULES,
     ]
     .into_iter()
     .flat_map(|s| s.iter().copied())

@@ -19,6 +19,67 @@ pub mod table;
 
 pub use table::{Class, OpInfo};
 
+crate::declare_rules! {
+    ENCODING = (Error, "smem.encoding",
+        "Bits 31:26 of an SMEM word hold the family's SMEM encoding: 0x30 on GFX8/GFX9, 0x3D on GFX10-GFX12.",
+        "gcn-smem-instructions.md: SMEM microcode format; NOTES.md: SMEM encodings after GFX9");
+    OPCODE = (Error, "smem.opcode",
+        "The OPCODE field names an instruction the processor's family defines (GFX12: bits 18:13; earlier: 25:18).",
+        "gcn-smem-instructions.md: opcode table; NOTES.md: SMEM encodings after GFX9; llvm-mc-19 (instruction not supported on this GPU)");
+    SDATA_CLASS = (Error, "smem.sdata.class",
+        "SDATA names a register tuple of the instruction's width in its class: SGPRs, VCC, trap temporaries (and null on GFX11+), aligned to 2 for pairs and 4 for wider tuples; never M0 or EXEC as a destination.",
+        "gcn-smem-instructions.md: SDATA field; SMInstructions.td (SReg_32_XM0_XEXEC, SReg_64_XEXEC, SReg_96..SReg_512)");
+    SDATA_IMMEDIATE = (Error, "smem.sdata.immediate",
+        "On GFX12 the probe and prefetch immediate held in SDATA is at most 31 (LLVM's disassembler rejects larger values).",
+        "llvm-mc-19 -mcpu=gfx1200 --disassemble; docs/errata.md SMEM 13");
+    SBASE_CLASS = (Error, "smem.sbase.class",
+        "SBASE names an SGPR pair (address) or an SGPR quad aligned to 4 (buffer resource), VCC, EXEC or a trap-temporary tuple; not M0 or null.",
+        "gcn-smem-instructions.md: SBASE field; SMInstructions.td (SReg_64, SReg_128)");
+    IMM_WITHOUT_OFFSET = (Error, "smem.imm_without_offset",
+        "GFX8/GFX9 instructions without an offset operand (s_memtime, s_memrealtime, s_dcache_*) have IMM (bit 17) clear.",
+        "llvm-mc-19 -mcpu=gfx803 --disassemble; docs/errata.md SMEM 6");
+    CPOL_UNSUPPORTED = (Error, "smem.cpol.unsupported",
+        "On GFX11, DLC and GLC (bits 13 and 14) are clear on instructions that have no cache-policy modifiers (probes, cache operations).",
+        "llvm-mc-19 -mcpu=gfx1100 --disassemble");
+    OFFSET_NULL = (Error, "smem.offset.null",
+        "GFX8/GFX9 SGPR offsets do not name register 125, which is the null register only from GFX10 (LLVM's assembler rejects null there).",
+        "llvm-mc-19 -mcpu=gfx900 ('null' operand is not supported on this GPU)");
+    OFFSET_BUFFER_NEGATIVE = (Error, "smem.offset.buffer_negative",
+        "Before GFX12 the immediate offset of a buffer instruction is a 20-bit unsigned value; a word whose OFFSET sign bit is set has no assembler form.",
+        "gcn-smem-instructions.md: OFFSET field; docs/errata.md SMEM 5 and 11");
+    NONCANONICAL = (Warning, "smem.noncanonical",
+        "Bits the instruction does not use are 0 (LLVM ignores them, e.g. GFX9 NV, unused OFFSET bits, GFX12 th/scope on probes).",
+        "gcn-smem-instructions.md: SMEM microcode format; docs/errata.md SMEM 4 and 12");
+}
+
+impl InvalidReason {
+    /// The catalogue rule this reason breaks.
+    pub fn rule(&self) -> &'static crate::rules::Rule {
+        match self {
+            Self::Encoding(_) => &ENCODING,
+            Self::Opcode(_) => &OPCODE,
+            Self::SdataRegister(_) => &SDATA_CLASS,
+            Self::SdataImmediate(_) => &SDATA_IMMEDIATE,
+            Self::SbaseRegister(_) => &SBASE_CLASS,
+            Self::ImmWithoutOffset => &IMM_WITHOUT_OFFSET,
+            Self::CpolWithoutModifiers => &CPOL_UNSUPPORTED,
+            Self::OffsetNull => &OFFSET_NULL,
+            Self::BufferOffsetNegative(_) => &OFFSET_BUFFER_NEGATIVE,
+        }
+    }
+}
+
+impl Verdict {
+    /// The catalogue rule the word breaks, if any.
+    pub fn rule(&self) -> Option<&'static crate::rules::Rule> {
+        match self {
+            Self::Valid => None,
+            Self::NonCanonical { .. } => Some(&NONCANONICAL),
+            Self::Invalid(r) => Some(r.rule()),
+        }
+    }
+}
+
 /// The SMEM encoding family of a processor.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum SmemGen {

@@ -668,3 +668,31 @@ fn gfx12_specifics() {
     };
     assert_eq!(encode(&probe_th), Err(EncodeError::Cpol));
 }
+
+/// Every SMEM rule of the catalogue is the verdict of some word.
+#[test]
+fn every_smem_rule_is_reachable() {
+    let words: &[(SmemGen, u64)] = &[
+        (SmemGen::Gfx9, 0x0000_0010_0002_0141),        // encoding
+        (SmemGen::Gfx9, 0x0000_0010_c0fe_0141),        // opcode
+        (SmemGen::Gfx9, 0x0000_0010_c006_1f01),        // sdata m0 (124) as load destination
+        (SmemGen::Gfx12, 0x0e00_0010_f404_8802),       // probe immediate 32
+        (SmemGen::Gfx9, 0x0000_0010_c022_0142 | 0x3e), // sbase 124 for a buffer load
+        (SmemGen::Gfx8, 0x0000_0000_c096_1c80),        // IMM on s_memrealtime
+        (SmemGen::Gfx11, 0xf800_0010_f488_61c1),       // GLC on s_atc_probe
+        (SmemGen::Gfx9, 0x0000_007d_c000_0141),        // offset register 125
+        (SmemGen::Gfx9, 0x0010_0000_c022_0142),        // negative buffer offset
+        (SmemGen::Gfx9, 0x0000_0010_c002_8141),        // NV bit
+    ];
+    let mut seen = std::collections::BTreeSet::new();
+    for (gen, w) in words {
+        let d = decode(*gen, *w);
+        let rule = d
+            .verdict
+            .rule()
+            .unwrap_or_else(|| panic!("{w:#x} is valid"));
+        seen.insert(rule.id);
+    }
+    let all: std::collections::BTreeSet<_> = RULES.iter().map(|r| r.id).collect();
+    assert_eq!(seen, all);
+}
