@@ -13,9 +13,8 @@
 
 mod support;
 
-use hsaco_oracle::smem::{
-    self, Class, EncodeError, Instruction, InvalidReason, Offset, SmemGen, Verdict,
-};
+use hsaco_oracle::smem::forms::{self, OffsetForm};
+use hsaco_oracle::smem::{self, EncodeError, Instruction, InvalidReason, SmemGen, Verdict};
 use hsaco_oracle::targets::by_name;
 use std::collections::BTreeSet;
 use std::io::Write;
@@ -66,14 +65,21 @@ fn insn_lines(stdout: &str) -> Vec<String> {
         .collect()
 }
 
-/// Representative operands for every entry of `gen`'s table.
+/// Every form of `gen` (opcode × offset form × modifier set, the shapes
+/// the generators draw from) with representative operands: SGPRs and trap
+/// temporaries, boundary immediates and one past them, and the registers
+/// 124/125 (m0/null) as offsets.
 fn instructions(gen: SmemGen) -> Vec<Instruction> {
     let ttmp4 = match gen {
         SmemGen::Gfx8 => 116,
         _ => 112,
     };
     let mut v = Vec::new();
-    for op in gen.table() {
+    for f in forms::forms(gen) {
+        if !f.offset.has_text() {
+            continue;
+        }
+        let op = f.op;
         let c = op.class;
         let sdatas: Vec<u8> = if c.has_sdata_regs() {
             if op.width <= 4 && op.width != 3 {
@@ -95,52 +101,21 @@ fn instructions(gen: SmemGen) -> Vec<Instruction> {
         } else {
             vec![4, 106, ttmp4]
         };
-        let mut offsets = vec![];
-        if gen == SmemGen::Gfx12 && c.has_offset() {
-            offsets.extend([0, 0x10, 0x7fffff, -0x10, -0x800000].map(Offset::Imm));
-            offsets.extend([7, 124, 125].map(Offset::Sgpr));
-            for sgpr in [7, 124, 125] {
-                for imm in [0, 0x10, -0x10] {
-                    offsets.push(Offset::SgprImm { sgpr, imm });
-                }
-            }
-        } else if c.has_offset() {
-            offsets.extend([Offset::Imm(0), Offset::Imm(0x10), Offset::Imm(0xfffff)]);
-            offsets.extend([Offset::Sgpr(7), Offset::Sgpr(124), Offset::Sgpr(125)]);
-            if gen != SmemGen::Gfx8 {
-                offsets.push(Offset::SgprImm { sgpr: 7, imm: 0x10 });
-                if !c.buffer_base() {
-                    offsets.push(Offset::Imm(-0x10));
-                    offsets.push(Offset::Imm(-0x100000));
-                }
-            }
-        } else {
-            offsets.push(Offset::None);
-        }
-        // (glc, dlc, th, scope) settings.
-        let mut mods: Vec<(bool, bool, u8, u8)> = vec![(false, false, 0, 0)];
-        if gen == SmemGen::Gfx12 {
-            if matches!(c, Class::Load | Class::BufferLoad) {
-                mods = (0..16).map(|k| (false, false, k >> 2, k & 3)).collect();
-            }
-        } else if c.has_glc() {
-            mods.push((true, false, 0, 0));
-            if gen.dlc_bit().is_some() {
-                mods.extend([(false, true, 0, 0), (true, true, 0, 0)]);
-            }
-        }
+        let (lo, hi) = gen.offset_range(c);
+        let imms = [0, 0x10, -0x10, lo, hi, lo - 1, hi + 1];
+        let offsets: Vec<(u8, i32)> = match f.offset {
+            OffsetForm::None => vec![(0, 0)],
+            OffsetForm::Imm => imms.iter().map(|&i| (0, i)).collect(),
+            OffsetForm::Sgpr | OffsetForm::Soffset => vec![(7, 0), (124, 0), (125, 0)],
+            OffsetForm::SgprImm => [7, 124, 125]
+                .iter()
+                .flat_map(|&r| [(r, 0x10), (r, -0x10), (r, hi)])
+                .collect(),
+        };
         for &sdata in &sdatas {
             for &sbase in &sbases {
-                for &offset in &offsets {
-                    for &(glc, dlc, th, scope) in &mods {
-                        v.push(Instruction {
-                            glc,
-                            dlc,
-                            th,
-                            scope,
-                            ..Instruction::new(gen, op, sdata, sbase, offset)
-                        });
-                    }
+                for &(reg, imm) in &offsets {
+                    v.push(f.instruction(sdata, sbase, reg, imm));
                 }
             }
         }

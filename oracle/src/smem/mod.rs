@@ -15,6 +15,7 @@ use std::fmt;
 
 use crate::targets::{Generation, Target};
 
+pub mod forms;
 pub mod table;
 
 pub use table::{Class, OpInfo};
@@ -1278,17 +1279,10 @@ pub fn encode(i: &Instruction) -> Result<u64, EncodeError> {
         (Offset::None, false, _) => {}
         (Offset::Imm(v), true, g) if g.is_rdna() => w |= (check_imm(v)? << 32) | null,
         (Offset::Sgpr(r), true, g) if g.is_rdna() => w |= check_reg(r)? << 57,
-        // GFX12 decodes every register offset as register + immediate
-        // (`s7 offset:0x0`); null there is the immediate-only word.
-        (Offset::SgprImm { sgpr, imm }, true, SmemGen::Gfx12) => {
-            w |= (check_imm(imm)? << 32) | (check_reg(sgpr)? << 57)
-        }
+        // With null as the register or 0 as the immediate this is the word
+        // of another form (decode picks that one, as LLVM prints it); LLVM
+        // assembles these spellings too (`null offset:0x10`).
         (Offset::SgprImm { sgpr, imm }, true, g) if g.is_rdna() => {
-            // A null register or a zero immediate would decode as another
-            // form; those have their own spellings.
-            if sgpr == gen.null() || imm == 0 {
-                return Err(EncodeError::OffsetForm);
-            }
             w |= (check_imm(imm)? << 32) | (check_reg(sgpr)? << 57)
         }
         (Offset::Imm(v), true, _) => w |= (1 << 17) | (check_imm(v)? << 32),

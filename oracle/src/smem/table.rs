@@ -115,8 +115,8 @@ impl Class {
                 | Self::BufferAtomic
         )
     }
-    /// True for the scratch forms, which LLVM only accepts with an SGPR
-    /// offset (plain or with an immediate).
+    /// True for the scratch forms (`s_scratch_*`, addresses relative to
+    /// the wave's scratch base).
     pub fn scratch(self) -> bool {
         matches!(self, Self::ScratchLoad | Self::ScratchStore)
     }

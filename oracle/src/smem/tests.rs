@@ -299,6 +299,7 @@ fn gfx10_specifics() {
         decode(SmemGen::Gfx10_3, 0xfa00_0010_f402_0141).verdict,
         Verdict::NonCanonical { bits: 1 << 17 }
     );
+    // `null offset:0x4` is the word of `0x4` (llvm-mc-19 -show-encoding).
     assert_eq!(
         encode(&ins(
             SmemGen::Gfx10_3,
@@ -308,7 +309,7 @@ fn gfx10_specifics() {
             Offset::SgprImm { sgpr: 125, imm: 4 },
             false
         )),
-        Err(EncodeError::OffsetForm)
+        Ok(0xfa00_0004_f400_0141)
     );
     let i = Instruction {
         dlc: true,
