@@ -84,6 +84,7 @@ pub fn catalogue() -> impl Iterator<Item = &'static Rule> {
         crate::kd::RULES,
         crate::sgpr::RULES,
         crate::smem::RULES,
+        crate::smem::exec::RULES,
     ]
     .into_iter()
     .flat_map(|s| s.iter().copied())
