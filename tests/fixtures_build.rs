@@ -355,7 +355,8 @@ fn every_fixture_is_an_amdgpu_code_object() {
                     .iter()
                     .any(|o| o.starts_with("-mattr=") && o.contains(&format!("-{feat}")))
             };
-            let xnack = base != "gfx803" && !off("xnack");
+            let xnack =
+                hsaco_oracle::targets::by_name(base).is_some_and(|t| t.xnack) && !off("xnack");
             let sramecc = matches!(base, "gfx906" | "gfx90a") && !off("sramecc");
             assert_eq!(v.e_flags & 0x100 != 0, xnack, "{}: V2/V3 xnack bit", f.name);
             assert_eq!(

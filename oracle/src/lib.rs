@@ -19,6 +19,7 @@ pub mod check;
 pub mod container;
 pub mod elf;
 pub mod kd;
+pub mod kernel_code;
 pub mod metadata;
 pub mod msgpack;
 pub mod notes;

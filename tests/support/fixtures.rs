@@ -3,7 +3,8 @@
 //! The sources live in `tests/fixtures/`: OpenCL C kernels in `kernels/`
 //! (built by clang-19 for code object V4, V5 and V6) and hand-written
 //! LLVM 14 IR in `llvm14/` (built by llc-14 for V3 and, in [`v2`], V2,
-//! which LLVM 19 can no longer emit). Every compiled object is linked with
+//! which LLVM 19 can no longer emit) and in `v2/` (V2 only: the corners of
+//! `amd_kernel_code_t` and the V2 initial register state). Every compiled object is linked with
 //! `ld.lld-19 -shared` into a loadable `.hsaco` (ET_DYN); for one variant
 //! per target the relocatable `.o` is kept as a fixture too.
 //!
@@ -160,9 +161,27 @@ const LLC_V3_MATRIX: &[LlcVariant] = &[
     },
 ];
 
-/// llc-14 builds for V2 ([`v2`]). llc-14 rejects gfx90a at V2 ("AMD GPU
+/// llc-14 builds for V2 ([`v2`]), from the sources in `llvm14/` and `v2/`:
+/// every generation LLVM 14 writes V2 for (GFX6 without flat scratch,
+/// GFX7, gfx802 with the SGPR init bug, GFX8, GFX9 with and without
+/// xnack). llc-14 rejects gfx908, gfx909, gfx90a and GFX10 at V2 ("AMD GPU
 /// code object V2 does not support processor gfx90a").
 const LLC_V2_MATRIX: &[LlcVariant] = &[
+    LlcVariant {
+        cpu: "gfx600",
+        options: &[],
+        keep_object: false,
+    },
+    LlcVariant {
+        cpu: "gfx701",
+        options: &[],
+        keep_object: true,
+    },
+    LlcVariant {
+        cpu: "gfx802",
+        options: &[],
+        keep_object: false,
+    },
     LlcVariant {
         cpu: "gfx803",
         options: &[],
@@ -185,6 +204,9 @@ const LLC_V2_MATRIX: &[LlcVariant] = &[
     },
 ];
 
+/// Source directories (under `tests/fixtures/`) of the llc-14 V2 builds.
+const LLC_V2_SOURCES: &[&str] = &["llvm14", "v2"];
+
 /// Bump when the cache layout or the way entries are built changes.
 const CACHE_FORMAT: &str = "hsaco-conform fixtures 1";
 
@@ -200,7 +222,7 @@ pub fn all() -> Option<Vec<Fixture>> {
         CACHE
             .get_or_init(|| {
                 let mut jobs = clang_jobs(&clang);
-                jobs.extend(llc_jobs(&llc, 3, LLC_V3_MATRIX));
+                jobs.extend(llc_jobs(&llc, 3, LLC_V3_MATRIX, &["llvm14"]));
                 build_all("all", &jobs, &lld)
             })
             .clone(),
@@ -215,7 +237,13 @@ pub fn v2() -> Option<Vec<Fixture>> {
     let lld = require_tool("ld.lld-19")?;
     Some(
         CACHE
-            .get_or_init(|| build_all("v2", &llc_jobs(&llc, 2, LLC_V2_MATRIX), &lld))
+            .get_or_init(|| {
+                build_all(
+                    "v2",
+                    &llc_jobs(&llc, 2, LLC_V2_MATRIX, LLC_V2_SOURCES),
+                    &lld,
+                )
+            })
             .clone(),
     )
 }
@@ -370,8 +398,10 @@ fn clang_jobs(clang: &Path) -> Vec<Job> {
     jobs
 }
 
-fn llc_jobs(llc: &Path, cov: u8, matrix: &[LlcVariant]) -> Vec<Job> {
-    let sources = sources("llvm14", "ll");
+/// The llc-14 jobs for code object version `cov`: every row of `matrix`
+/// times every `*.ll` source in the directories `dirs`.
+fn llc_jobs(llc: &Path, cov: u8, matrix: &[LlcVariant], dirs: &[&str]) -> Vec<Job> {
+    let sources: Vec<Source> = dirs.iter().flat_map(|d| sources(d, "ll")).collect();
     let mut jobs = Vec::new();
     for v in matrix {
         for src in &sources {
