@@ -21,6 +21,7 @@ pub mod elf;
 pub mod kd;
 pub mod kernel_code;
 pub mod metadata;
+pub mod metadata_v2;
 pub mod msgpack;
 pub mod notes;
 pub mod sgpr;
@@ -28,5 +29,6 @@ pub mod smem;
 pub mod symbols;
 pub mod targets;
 pub mod uri;
+pub mod yaml;
 
 pub use rules::{Rule, Severity, Sink, Violation};

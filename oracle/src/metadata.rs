@@ -2248,7 +2248,7 @@ fn show_key(k: Raw<'_>) -> String {
 
 /// LLVM's YAML integer reading (`StringRef::getAsInteger` with radix 0):
 /// decimal, `0x` hex, `0b` binary, `0o` or leading-zero octal.
-fn parse_yaml_uint(s: &str) -> Option<u64> {
+pub(crate) fn parse_yaml_uint(s: &str) -> Option<u64> {
     let (digits, radix) = if let Some(r) = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
         (r, 16)
     } else if let Some(r) = s.strip_prefix("0b").or_else(|| s.strip_prefix("0B")) {
@@ -2267,7 +2267,7 @@ fn parse_yaml_uint(s: &str) -> Option<u64> {
 }
 
 /// LLVM's YAML boolean spellings (`llvm::yaml::parseBool`).
-fn parse_yaml_bool(s: &str) -> Option<bool> {
+pub(crate) fn parse_yaml_bool(s: &str) -> Option<bool> {
     match s {
         "y" | "Y" | "yes" | "Yes" | "YES" | "true" | "True" | "TRUE" | "on" | "On" | "ON" => {
             Some(true)
@@ -2280,7 +2280,7 @@ fn parse_yaml_bool(s: &str) -> Option<bool> {
 }
 
 /// True if a printf entry reads `ID:N:S[0]:...:S[N-1]:Format`.
-fn printf_ok(s: &str) -> bool {
+pub(crate) fn printf_ok(s: &str) -> bool {
     let mut parts = s.split(':');
     let id = parts.next().and_then(|p| p.parse::<u32>().ok());
     let n = parts.next().and_then(|p| p.parse::<u32>().ok());

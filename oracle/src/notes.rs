@@ -4,10 +4,17 @@
 //! Sources: amdgpu-usage.rst "Note Records" (V2 and V3 tables); NOTES.md
 //! "Metadata"; LLVM `llvm/include/llvm/Object/ELF.h` (how readers align
 //! notes) and `llvm/include/llvm/BinaryFormat/ELF.h` (note types).
+//!
+//! Code object V2 notes (owner "AMD", [`check_v2`]): their layouts follow
+//! ROCm's `amd_hsa_elf.h` (`amdgpu_hsa_note_*_t`) and `llvm-readobj`'s
+//! decoder (`llvm/tools/llvm-readobj/ELFDumper.cpp`, `getAMDNote`); what
+//! LLVM 14 writes (`AMDGPUTargetStreamer.cpp`, `AMDGPUTargetID::toString`)
+//! was checked with `llc-14 --amdhsa-code-object-version=2` for every
+//! processor it accepts (see [`v2_isa_version`]).
 
 use crate::elf::{self, Elf, SHT_NOTE};
 use crate::rules::Sink;
-use crate::targets::CodeObjectVersion;
+use crate::targets::{self, CodeObjectVersion, FeatureSetting, Generation, Target, TargetId};
 
 crate::declare_rules! {
     SECTION_ALIGN = (Error, "note.section.align",
@@ -31,6 +38,36 @@ crate::declare_rules! {
     OWNER_TYPE = (Info, "note.unknown",
         "A note whose owner and type this ABI does not define is reported for information (the ABI says undocumented notes are deprecated).",
         "amdgpu-usage.rst: Note Records (additional note records ... deprecated)");
+    V2_MISSING = (Error, "note.v2.missing",
+        "A code object V2 has NT_AMD_HSA_CODE_OBJECT_VERSION (1), NT_AMD_HSA_ISA_VERSION (3) and NT_AMD_HSA_METADATA (10) notes with owner \"AMD\": ROCm's loader takes the version and ISA from the first two (without the version note it treats the object as V3), and the metadata is required for amdhsa.",
+        "amdgpu-usage.rst: Code Object V2 Note Records; ROCR-Runtime src/libamdhsacode/amd_hsa_code.cpp (GetCodeObjectVersion, GetIsa)");
+    V2_ISA_NAME_MISSING = (Warning, "note.v2.isa_name.missing",
+        "A code object V2 should have an NT_AMD_HSA_ISA_NAME (11) note, as LLVM always writes.",
+        "llvm/lib/Target/AMDGPU/MCTargetDesc/AMDGPUTargetStreamer.cpp (EmitISAVersion); llc-14 --amdhsa-code-object-version=2");
+    V2_DUPLICATE = (Error, "note.v2.duplicate",
+        "A code object V2 has at most one \"AMD\" note of each type: readers take the first and ignore the rest.",
+        "ROCR-Runtime src/libamdhsacode/amd_hsa_code.cpp (GetAmdNote)");
+    V2_DESC_SIZE = (Error, "note.v2.desc_size",
+        "An \"AMD\" note's description has its type's size: NT_AMD_HSA_CODE_OBJECT_VERSION 8 bytes, NT_AMD_HSA_HSAIL 12, NT_AMD_HSA_ISA_VERSION at least 16 plus the two name sizes (llvm-readobj calls anything else invalid).",
+        "ROCR-Runtime src/inc/amd_hsa_elf.h (amdgpu_hsa_note_*_t); llvm/tools/llvm-readobj/ELFDumper.cpp (getAMDNote)");
+    V2_CODE_OBJECT_VERSION = (Error, "note.v2.code_object_version",
+        "NT_AMD_HSA_CODE_OBJECT_VERSION of a code object with EI_ABIVERSION 0 must have major version 2 (LLVM 14 writes 2.1): ROCm's loader picks the object layout from it.",
+        "ROCR-Runtime src/libamdhsacode/amd_hsa_code.cpp (PullElf, GetIsa); llc-14 --amdhsa-code-object-version=2");
+    V2_HSAIL = (Warning, "note.v2.hsail",
+        "NT_AMD_HSA_HSAIL marks an object of the HSAIL finalizer (LLVM never writes it; ROCm's loader then reads e_flags differently); its profile should be 0 or 1, machine model 0 or 1 and default float rounding 0 to 2.",
+        "ROCR-Runtime src/inc/amd_hsa_elf.h (amdgpu_hsa_note_hsail_t), src/libamdhsacode/amd_hsa_code.cpp (ConvertOldTargetNameToNew); hsa.h (hsa_profile_t, hsa_machine_model_t, hsa_default_float_rounding_mode_t)");
+    V2_ISA_NAMES = (Error, "note.v2.isa_version.names",
+        "NT_AMD_HSA_ISA_VERSION names vendor \"AMD\" and architecture \"AMDGPU\", each NUL-terminated and counted with its NUL in vendor_name_size (4) and architecture_name_size (7).",
+        "rocm-code-object-format.rst: Instruction set architecture; ROCR-Runtime src/libamdhsacode/amd_hsa_code.cpp (AddNoteIsa, ConvertOldTargetNameToNew)");
+    V2_ISA_MACH = (Error, "note.v2.isa_version.mach",
+        "NT_AMD_HSA_ISA_VERSION must be the ISA version of the processor in EF_AMDGPU_MACH, with the stepping one higher for gfx900, gfx902, gfx904 and gfx906 when the e_flags xnack bit is set (LLVM 14's gfx901/903/905/907): ROCm's V2 loader takes the ISA from this note.",
+        "rocm-code-object-format.rst: Instruction set architecture; llc-14 --amdhsa-code-object-version=2; ROCR-Runtime src/libamdhsacode/amd_hsa_code.cpp (GetIsa)");
+    V2_ISA_NAME = (Warning, "note.v2.isa_name.mach",
+        "NT_AMD_HSA_ISA_NAME should be amdgcn-amd-amdhsa-- followed by the processor of EF_AMDGPU_MACH as LLVM 14 names it in V2 (gfx901, gfx903, gfx905, gfx907 for gfx900/902/904/906 with xnack), agreeing with the ISA version note.",
+        "llvm/lib/Target/AMDGPU/Utils/AMDGPUBaseInfo.cpp (AMDGPUTargetID::toString, code object V2); llc-14 --amdhsa-code-object-version=2");
+    V2_PAL_METADATA = (Warning, "note.v2.pal_metadata",
+        "NT_AMD_PAL_METADATA holds 32-bit key/value pairs, so its size is a multiple of 8.",
+        "llvm/tools/llvm-readobj/ELFDumper.cpp (getAMDNote); llvm/lib/Target/AMDGPU/Utils/AMDGPUPALMetadata.cpp (setFromLegacyBlob)");
 }
 
 /// `NT_AMDGPU_METADATA`: MessagePack metadata (code object V3+).
@@ -262,4 +299,734 @@ pub fn check_set<'n, 'a>(
         );
     }
     metadata
+}
+
+/// `NT_AMD_HSA_CODE_OBJECT_VERSION`: the code object version.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct CodeObjectVersionNote {
+    /// Major version (2 for code object V2).
+    pub major: u32,
+    /// Minor version (LLVM 14 writes 1).
+    pub minor: u32,
+}
+
+impl CodeObjectVersionNote {
+    /// Decodes the 8-byte description.
+    pub fn parse(desc: &[u8]) -> Result<Self, String> {
+        if desc.len() != 8 {
+            return Err(format!(
+                "NT_AMD_HSA_CODE_OBJECT_VERSION description is {} bytes, not 8",
+                desc.len()
+            ));
+        }
+        match (elf::le_u32(desc, 0), elf::le_u32(desc, 4)) {
+            (Some(major), Some(minor)) => Ok(Self { major, minor }),
+            _ => Err("NT_AMD_HSA_CODE_OBJECT_VERSION description is truncated".to_owned()),
+        }
+    }
+}
+
+/// `NT_AMD_HSA_HSAIL`: properties of HSAIL the object was finalized from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct HsailNote {
+    /// HSAIL major version.
+    pub hsail_major: u32,
+    /// HSAIL minor version.
+    pub hsail_minor: u32,
+    /// `hsa_profile_t`: 0 base, 1 full.
+    pub profile: u8,
+    /// `hsa_machine_model_t`: 0 small, 1 large.
+    pub machine_model: u8,
+    /// `hsa_default_float_rounding_mode_t`: 0 default, 1 zero, 2 near.
+    pub default_float_round: u8,
+}
+
+impl HsailNote {
+    /// Size of the description: the C struct with its tail padding.
+    pub const SIZE: usize = 12;
+
+    /// Decodes the 12-byte description.
+    pub fn parse(desc: &[u8]) -> Result<Self, String> {
+        if desc.len() != Self::SIZE {
+            return Err(format!(
+                "NT_AMD_HSA_HSAIL description is {} bytes, not {}",
+                desc.len(),
+                Self::SIZE
+            ));
+        }
+        let byte = |i: usize| desc.get(i).copied().unwrap_or(0);
+        match (elf::le_u32(desc, 0), elf::le_u32(desc, 4)) {
+            (Some(hsail_major), Some(hsail_minor)) => Ok(Self {
+                hsail_major,
+                hsail_minor,
+                profile: byte(8),
+                machine_model: byte(9),
+                default_float_round: byte(10),
+            }),
+            _ => Err("NT_AMD_HSA_HSAIL description is truncated".to_owned()),
+        }
+    }
+}
+
+/// `NT_AMD_HSA_ISA_VERSION`: vendor, architecture and ISA version.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct IsaVersionNote {
+    /// `vendor_name_size`: bytes of the vendor name with its NUL.
+    pub vendor_name_size: u16,
+    /// `architecture_name_size`: bytes of the architecture name with its NUL.
+    pub architecture_name_size: u16,
+    /// Major version (GFX IP).
+    pub major: u32,
+    /// Minor version.
+    pub minor: u32,
+    /// Stepping.
+    pub stepping: u32,
+    /// The vendor name bytes (`vendor_name_size` of them, normally `AMD\0`).
+    pub vendor: Vec<u8>,
+    /// The architecture name bytes (normally `AMDGPU\0`).
+    pub architecture: Vec<u8>,
+}
+
+impl IsaVersionNote {
+    /// Size of the fixed part before the names.
+    pub const HEADER: usize = 16;
+
+    /// Decodes the description: the 16-byte header, then the two names.
+    /// Fails, as `llvm-readobj` does, when a name size is 0 or the names do
+    /// not fit.
+    pub fn parse(desc: &[u8]) -> Result<Self, String> {
+        let le16 = |i: usize| {
+            desc.get(i..i + 2)
+                .and_then(|b| <[u8; 2]>::try_from(b).ok())
+                .map(u16::from_le_bytes)
+        };
+        let (Some(vsize), Some(asize), Some(major), Some(minor), Some(stepping)) = (
+            le16(0),
+            le16(2),
+            elf::le_u32(desc, 4),
+            elf::le_u32(desc, 8),
+            elf::le_u32(desc, 12),
+        ) else {
+            return Err(format!(
+                "NT_AMD_HSA_ISA_VERSION description is {} bytes, less than its 16-byte header",
+                desc.len()
+            ));
+        };
+        let vend = Self::HEADER + usize::from(vsize);
+        let aend = vend + usize::from(asize);
+        if vsize == 0 || asize == 0 || aend > desc.len() {
+            return Err(format!(
+                "NT_AMD_HSA_ISA_VERSION names of {vsize} and {asize} bytes do not fit a {}-byte description after the header",
+                desc.len()
+            ));
+        }
+        Ok(Self {
+            vendor_name_size: vsize,
+            architecture_name_size: asize,
+            major,
+            minor,
+            stepping,
+            vendor: desc.get(Self::HEADER..vend).unwrap_or_default().to_vec(),
+            architecture: desc.get(vend..aend).unwrap_or_default().to_vec(),
+        })
+    }
+
+    /// `[major, minor, stepping]`.
+    pub fn version(&self) -> [u32; 3] {
+        [self.major, self.minor, self.stepping]
+    }
+
+    /// A name without its terminating NUL (and anything after a NUL), as
+    /// text.
+    fn name(bytes: &[u8]) -> String {
+        let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
+        String::from_utf8_lossy(bytes.get(..end).unwrap_or_default()).into_owned()
+    }
+
+    /// The vendor name without its NUL.
+    pub fn vendor_name(&self) -> String {
+        Self::name(&self.vendor)
+    }
+
+    /// The architecture name without its NUL.
+    pub fn architecture_name(&self) -> String {
+        Self::name(&self.architecture)
+    }
+
+    /// The ISA string `Vendor:Architecture:Major:Minor:Stepping`, e.g.
+    /// `AMD:AMDGPU:8:0:1` (rocm-code-object-format.rst "Instruction set
+    /// architecture").
+    pub fn isa_string(&self) -> String {
+        format!(
+            "{}:{}:{}:{}:{}",
+            self.vendor_name(),
+            self.architecture_name(),
+            self.major,
+            self.minor,
+            self.stepping
+        )
+    }
+}
+
+/// Parses an ISA string `AMD:AMDGPU:Major:Minor:Stepping` into its
+/// version; `None` for another vendor or architecture or a malformed
+/// number.
+pub fn parse_isa_string(s: &str) -> Option<[u32; 3]> {
+    let mut parts = s.split(':');
+    if parts.next()? != "AMD" || parts.next()? != "AMDGPU" {
+        return None;
+    }
+    let mut v = [0u32; 3];
+    for slot in &mut v {
+        let p = parts.next()?;
+        if p.is_empty() || !p.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        *slot = p.parse().ok()?;
+    }
+    parts.next().is_none().then_some(v)
+}
+
+/// The processors whose V2 ISA version LLVM 14 raises by one stepping when
+/// xnack is on (naming them gfx901, gfx903, gfx905 and gfx907).
+const XNACK_STEPPING: [&str; 4] = ["gfx900", "gfx902", "gfx904", "gfx906"];
+
+/// The ISA version a V2 code object for `target` carries in
+/// `NT_AMD_HSA_ISA_VERSION`: the processor's ISA version, with the
+/// stepping one higher for gfx900/902/904/906 when `xnack` is on.
+///
+/// Checked with `llc-14 --amdhsa-code-object-version=2` for every
+/// processor it accepts there: gfx600–602 (6.0.x), gfx700–705 (7.0.x),
+/// gfx801 (8.0.1, xnack required), gfx802, gfx803, gfx805 (8.0.x), gfx810
+/// (8.1.0, xnack required), gfx900/902/904/906 (9.0.s, 9.0.s+1 with xnack)
+/// and gfx90c (9.0.12, only without xnack). It rejects gfx908, gfx909,
+/// gfx90a and GFX10+ at V2.
+pub fn v2_isa_version(target: &Target, xnack: bool) -> [u32; 3] {
+    let [major, minor, stepping] = target.isa_version.map(u32::from);
+    let bump = xnack && XNACK_STEPPING.contains(&target.name);
+    [major, minor, stepping + u32::from(bump)]
+}
+
+/// The processor name LLVM 14 writes in a V2 `NT_AMD_HSA_ISA_NAME`: the
+/// processor, or for gfx900/902/904/906 with xnack on the next stepping's
+/// name (`gfx901`, `gfx903`, `gfx905`, `gfx907`).
+pub fn v2_processor_name(target: &Target, xnack: bool) -> String {
+    if xnack && XNACK_STEPPING.contains(&target.name) {
+        let [major, minor, stepping] = v2_isa_version(target, true);
+        format!("gfx{major}{minor}{stepping}")
+    } else {
+        target.name.to_owned()
+    }
+}
+
+/// The processor (and whether xnack is on) a V2 ISA version names, by the
+/// inverse of [`v2_isa_version`]; `None` for versions no processor has
+/// (such as the legacy 8.0.0 and 8.0.4 of rocm-code-object-format.rst).
+pub fn isa_version_target(v: [u32; 3]) -> Option<(&'static Target, bool)> {
+    let plain = targets::hsa_targets()
+        .filter(|t| !t.is_generic && t.generation >= Generation::Gfx6)
+        .find(|t| t.isa_version.map(u32::from) == v);
+    if let Some(t) = plain {
+        return Some((t, false));
+    }
+    XNACK_STEPPING
+        .iter()
+        .filter_map(|n| targets::by_name(n))
+        .find(|t| v2_isa_version(t, true) == v)
+        .map(|t| (t, true))
+}
+
+/// The "AMD" notes of a code object V2, decoded (the first of each type).
+#[derive(Debug, Clone, Default)]
+pub struct V2Notes<'n, 'a> {
+    /// `NT_AMD_HSA_CODE_OBJECT_VERSION`.
+    pub code_object_version: Option<CodeObjectVersionNote>,
+    /// `NT_AMD_HSA_HSAIL`.
+    pub hsail: Option<HsailNote>,
+    /// `NT_AMD_HSA_ISA_VERSION`.
+    pub isa_version: Option<IsaVersionNote>,
+    /// `NT_AMD_HSA_ISA_NAME`, e.g. `amdgcn-amd-amdhsa--gfx803` (lossy if
+    /// not UTF-8).
+    pub isa_name: Option<String>,
+    /// The `NT_AMD_HSA_METADATA` note (YAML text, see
+    /// [`crate::metadata_v2::check`]).
+    pub metadata: Option<&'n Note<'a>>,
+    /// `NT_AMD_PAL_METADATA` as key/value pairs (whole pairs only).
+    pub pal_metadata: Option<Vec<(u32, u32)>>,
+}
+
+/// Decodes and checks the "AMD" notes of a code object V2 whose header has
+/// `e_flags`: which notes are present, their sizes and contents, and the
+/// ISA version and name against the processor of `e_flags`. Call it after
+/// [`check_set`] (which reports notes of unknown owner or type).
+pub fn check_v2<'n, 'a>(notes: &'n [Note<'a>], e_flags: u32, sink: &mut Sink) -> V2Notes<'n, 'a> {
+    let mut out = V2Notes::default();
+    let mut seen: Vec<u32> = Vec::new();
+    for n in notes.iter().filter(|n| n.name == "AMD") {
+        let known = matches!(
+            n.n_type,
+            NT_AMD_HSA_CODE_OBJECT_VERSION
+                | NT_AMD_HSA_HSAIL
+                | NT_AMD_HSA_ISA_VERSION
+                | NT_AMD_HSA_METADATA
+                | NT_AMD_HSA_ISA_NAME
+                | NT_AMD_PAL_METADATA
+        );
+        if !known {
+            continue;
+        }
+        if seen.contains(&n.n_type) {
+            sink.report_at(
+                &V2_DUPLICATE,
+                n.offset,
+                format!(
+                    "a second \"AMD\" note of type {} (the first counts)",
+                    n.n_type
+                ),
+            );
+            continue;
+        }
+        seen.push(n.n_type);
+        match n.n_type {
+            NT_AMD_HSA_CODE_OBJECT_VERSION => match CodeObjectVersionNote::parse(n.desc) {
+                Ok(v) => {
+                    if v.major != 2 {
+                        sink.report_at(
+                            &V2_CODE_OBJECT_VERSION,
+                            n.desc_offset,
+                            format!(
+                                "NT_AMD_HSA_CODE_OBJECT_VERSION is {}.{}, but EI_ABIVERSION 0 means code object 2",
+                                v.major, v.minor
+                            ),
+                        );
+                    }
+                    out.code_object_version = Some(v);
+                }
+                Err(e) => sink.report_at(&V2_DESC_SIZE, n.offset, e),
+            },
+            NT_AMD_HSA_HSAIL => match HsailNote::parse(n.desc) {
+                Ok(h) => {
+                    let mut bad = Vec::new();
+                    if h.profile > 1 {
+                        bad.push(format!("profile {}", h.profile));
+                    }
+                    if h.machine_model > 1 {
+                        bad.push(format!("machine model {}", h.machine_model));
+                    }
+                    if h.default_float_round > 2 {
+                        bad.push(format!("default float rounding {}", h.default_float_round));
+                    }
+                    let msg = if bad.is_empty() {
+                        "NT_AMD_HSA_HSAIL note: an HSAIL finalizer object, not one LLVM writes"
+                            .to_owned()
+                    } else {
+                        format!("NT_AMD_HSA_HSAIL has {}", bad.join(", "))
+                    };
+                    sink.report_at(&V2_HSAIL, n.desc_offset, msg);
+                    out.hsail = Some(h);
+                }
+                Err(e) => sink.report_at(&V2_DESC_SIZE, n.offset, e),
+            },
+            NT_AMD_HSA_ISA_VERSION => match IsaVersionNote::parse(n.desc) {
+                Ok(isa) => {
+                    let vendor_ok = isa.vendor == b"AMD\0";
+                    let arch_ok = isa.architecture == b"AMDGPU\0";
+                    if !vendor_ok || !arch_ok {
+                        sink.report_at(
+                            &V2_ISA_NAMES,
+                            n.desc_offset,
+                            format!(
+                                "NT_AMD_HSA_ISA_VERSION names vendor {:?} ({} bytes) and architecture {:?} ({} bytes), expected \"AMD\\0\" (4) and \"AMDGPU\\0\" (7)",
+                                String::from_utf8_lossy(&isa.vendor),
+                                isa.vendor_name_size,
+                                String::from_utf8_lossy(&isa.architecture),
+                                isa.architecture_name_size
+                            ),
+                        );
+                    }
+                    out.isa_version = Some(isa);
+                }
+                Err(e) => sink.report_at(&V2_DESC_SIZE, n.offset, e),
+            },
+            NT_AMD_HSA_ISA_NAME => {
+                out.isa_name = Some(String::from_utf8_lossy(n.desc).into_owned());
+            }
+            NT_AMD_HSA_METADATA => out.metadata = Some(n),
+            _ => {
+                if n.desc.len() % 8 != 0 {
+                    sink.report_at(
+                        &V2_PAL_METADATA,
+                        n.offset,
+                        format!(
+                            "NT_AMD_PAL_METADATA description is {} bytes, not a whole number of 8-byte pairs",
+                            n.desc.len()
+                        ),
+                    );
+                }
+                let pairs = n
+                    .desc
+                    .chunks_exact(8)
+                    .filter_map(|c| Some((elf::le_u32(c, 0)?, elf::le_u32(c, 4)?)))
+                    .collect();
+                out.pal_metadata = Some(pairs);
+            }
+        }
+    }
+    let missing: Vec<&str> = [
+        (
+            NT_AMD_HSA_CODE_OBJECT_VERSION,
+            "NT_AMD_HSA_CODE_OBJECT_VERSION",
+        ),
+        (NT_AMD_HSA_ISA_VERSION, "NT_AMD_HSA_ISA_VERSION"),
+        (NT_AMD_HSA_METADATA, "NT_AMD_HSA_METADATA"),
+    ]
+    .iter()
+    .filter(|(t, _)| !seen.contains(t))
+    .map(|(_, name)| *name)
+    .collect();
+    if !missing.is_empty() {
+        sink.report(
+            &V2_MISSING,
+            format!(
+                "code object V2 without the {} note(s) (owner \"AMD\")",
+                missing.join(", ")
+            ),
+        );
+    }
+    if !seen.contains(&NT_AMD_HSA_ISA_NAME) {
+        sink.report(
+            &V2_ISA_NAME_MISSING,
+            "code object V2 without an NT_AMD_HSA_ISA_NAME note (owner \"AMD\")",
+        );
+    }
+    check_v2_isa(notes, &out, e_flags, sink);
+    out
+}
+
+/// The ISA version and ISA name notes against `e_flags` and each other.
+fn check_v2_isa(notes: &[Note<'_>], out: &V2Notes<'_, '_>, e_flags: u32, sink: &mut Sink) {
+    let first = |t: u32| notes.iter().find(|n| n.name == "AMD" && n.n_type == t);
+    let id: Option<TargetId> = TargetId::from_e_flags(e_flags, CodeObjectVersion::V2).ok();
+    let from_flags = id.map(|id| (id.target, id.xnack == FeatureSetting::On));
+    if let (Some(isa), Some((t, xnack)), Some(n)) =
+        (&out.isa_version, from_flags, first(NT_AMD_HSA_ISA_VERSION))
+    {
+        let want = v2_isa_version(t, xnack);
+        if isa.version() != want {
+            sink.report_at(
+                &V2_ISA_MACH,
+                n.desc_offset,
+                format!(
+                    "NT_AMD_HSA_ISA_VERSION is {}.{}.{}, but e_flags name {}{} (ISA version {}.{}.{})",
+                    isa.major,
+                    isa.minor,
+                    isa.stepping,
+                    t.name,
+                    if xnack { " with xnack" } else { "" },
+                    want[0],
+                    want[1],
+                    want[2]
+                ),
+            );
+        }
+    }
+    // The processor the ISA name should name: from e_flags, else from the
+    // ISA version note.
+    let expected = from_flags.or_else(|| isa_version_target(out.isa_version.as_ref()?.version()));
+    if let (Some(name), Some((t, xnack)), Some(n)) =
+        (&out.isa_name, expected, first(NT_AMD_HSA_ISA_NAME))
+    {
+        let want = format!("{}{}", targets::TRIPLE_PREFIX, v2_processor_name(t, xnack));
+        if *name != want {
+            sink.report_at(
+                &V2_ISA_NAME,
+                n.desc_offset,
+                format!("NT_AMD_HSA_ISA_NAME is {name:?}, expected {want:?}"),
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeSet;
+
+    const DESC_OFFSET: u64 = 0x200;
+    /// gfx900 with the xnack bit, llc-14's default at V2.
+    const E_FLAGS: u32 = 0x12c;
+
+    fn isa_desc(vendor: &[u8], arch: &[u8], v: [u32; 3]) -> Vec<u8> {
+        let mut d = Vec::new();
+        d.extend_from_slice(&(vendor.len() as u16).to_le_bytes());
+        d.extend_from_slice(&(arch.len() as u16).to_le_bytes());
+        for x in v {
+            d.extend_from_slice(&x.to_le_bytes());
+        }
+        d.extend_from_slice(vendor);
+        d.extend_from_slice(arch);
+        d
+    }
+
+    fn pair(a: u32, b: u32) -> Vec<u8> {
+        [a.to_le_bytes(), b.to_le_bytes()].concat()
+    }
+
+    /// The notes llc-14 writes for gfx900 with xnack, in its order.
+    fn base() -> Vec<(String, u32, Vec<u8>)> {
+        vec![
+            ("AMD".into(), NT_AMD_HSA_CODE_OBJECT_VERSION, pair(2, 1)),
+            (
+                "AMD".into(),
+                NT_AMD_HSA_ISA_VERSION,
+                isa_desc(b"AMD\0", b"AMDGPU\0", [9, 0, 1]),
+            ),
+            (
+                "AMD".into(),
+                NT_AMD_HSA_ISA_NAME,
+                b"amdgcn-amd-amdhsa--gfx901".to_vec(),
+            ),
+            ("AMD".into(), NT_AMD_HSA_METADATA, b"---\n...\n".to_vec()),
+        ]
+    }
+
+    fn run(raw: &[(String, u32, Vec<u8>)], e_flags: u32) -> Sink {
+        let notes: Vec<Note> = raw
+            .iter()
+            .enumerate()
+            .map(|(i, (name, t, desc))| Note {
+                name: name.clone(),
+                n_type: *t,
+                desc,
+                offset: DESC_OFFSET + 64 * i as u64,
+                desc_offset: DESC_OFFSET + 64 * i as u64 + 16,
+            })
+            .collect();
+        let mut sink = Sink::new();
+        let _ = check_set(&notes, CodeObjectVersion::V2, &mut sink);
+        let _ = check_v2(&notes, e_flags, &mut sink);
+        sink
+    }
+
+    type Mutation = (&'static str, fn(&mut Vec<(String, u32, Vec<u8>)>));
+
+    fn mutations() -> Vec<Mutation> {
+        vec![
+            ("note.v2.missing", |n| {
+                n.remove(0);
+            }),
+            ("note.v2.missing", |n| {
+                n.remove(1);
+            }),
+            ("note.v2.missing", |n| {
+                n.remove(3);
+            }),
+            ("note.v2.isa_name.missing", |n| {
+                n.remove(2);
+            }),
+            ("note.v2.duplicate", |n| {
+                let first = n[0].clone();
+                n.push(first);
+            }),
+            ("note.v2.desc_size", |n| n[0].2.extend_from_slice(&[0; 4])),
+            ("note.v2.desc_size", |n| n[1].2.truncate(20)),
+            ("note.v2.desc_size", |n| n[1].2.truncate(10)),
+            ("note.v2.desc_size", |n| {
+                n.push(("AMD".into(), NT_AMD_HSA_HSAIL, vec![0; 11]));
+            }),
+            ("note.v2.code_object_version", |n| n[0].2 = pair(3, 0)),
+            ("note.v2.hsail", |n| {
+                n.push((
+                    "AMD".into(),
+                    NT_AMD_HSA_HSAIL,
+                    vec![1, 0, 0, 0, 0, 0, 0, 0, 1, 1, 2, 0],
+                ));
+            }),
+            ("note.v2.hsail", |n| {
+                n.push((
+                    "AMD".into(),
+                    NT_AMD_HSA_HSAIL,
+                    vec![1, 0, 0, 0, 0, 0, 0, 0, 2, 1, 3, 0],
+                ));
+            }),
+            ("note.v2.isa_version.names", |n| {
+                n[1].2 = isa_desc(b"AMX\0", b"AMDGPU\0", [9, 0, 1]);
+            }),
+            ("note.v2.isa_version.names", |n| {
+                n[1].2 = isa_desc(b"AMD", b"AMDGPU\0", [9, 0, 1]);
+            }),
+            ("note.v2.isa_version.mach", |n| {
+                n[1].2 = isa_desc(b"AMD\0", b"AMDGPU\0", [9, 0, 0]);
+            }),
+            ("note.v2.isa_name.mach", |n| {
+                n[2].2 = b"amdgcn-amd-amdhsa--gfx900".to_vec();
+            }),
+            ("note.v2.pal_metadata", |n| {
+                n.push(("AMD".into(), NT_AMD_PAL_METADATA, vec![0; 12]));
+            }),
+        ]
+    }
+
+    #[test]
+    fn v2_base_is_clean_and_decoded() {
+        let raw = base();
+        let sink = run(&raw, E_FLAGS);
+        assert!(sink.violations.is_empty(), "{:#?}", sink.violations);
+        let notes: Vec<Note> = raw
+            .iter()
+            .map(|(name, t, desc)| Note {
+                name: name.clone(),
+                n_type: *t,
+                desc,
+                offset: 0,
+                desc_offset: 0,
+            })
+            .collect();
+        let mut sink = Sink::new();
+        let v2 = check_v2(&notes, E_FLAGS, &mut sink);
+        assert_eq!(
+            v2.code_object_version,
+            Some(CodeObjectVersionNote { major: 2, minor: 1 })
+        );
+        let isa = v2.isa_version.unwrap();
+        assert_eq!(
+            (
+                isa.vendor_name_size,
+                isa.architecture_name_size,
+                isa.version()
+            ),
+            (4, 7, [9, 0, 1])
+        );
+        assert_eq!(isa.isa_string(), "AMD:AMDGPU:9:0:1");
+        assert_eq!(v2.isa_name.as_deref(), Some("amdgcn-amd-amdhsa--gfx901"));
+        assert_eq!(v2.metadata.map(|n| n.desc), Some(&b"---\n...\n"[..]));
+        // PAL metadata pairs are decoded; a PAL note is no violation.
+        let mut raw = base();
+        let mut pal = pair(0x2c01, 5);
+        pal.extend(pair(0x2c02, 7));
+        raw.push(("AMD".into(), NT_AMD_PAL_METADATA, pal));
+        let notes: Vec<Note> = raw
+            .iter()
+            .map(|(name, t, desc)| Note {
+                name: name.clone(),
+                n_type: *t,
+                desc,
+                offset: 0,
+                desc_offset: 0,
+            })
+            .collect();
+        let mut sink = Sink::new();
+        let v2 = check_v2(&notes, E_FLAGS, &mut sink);
+        assert!(sink.violations.is_empty(), "{:#?}", sink.violations);
+        assert_eq!(v2.pal_metadata, Some(vec![(0x2c01, 5), (0x2c02, 7)]));
+    }
+
+    #[test]
+    fn each_v2_mutation_breaks_its_rule() {
+        for (i, (id, f)) in mutations().into_iter().enumerate() {
+            let mut raw = base();
+            f(&mut raw);
+            let sink = run(&raw, E_FLAGS);
+            let got: BTreeSet<&str> = sink.violations.iter().map(|v| v.rule.id).collect();
+            assert_eq!(
+                got,
+                BTreeSet::from([id]),
+                "mutation {i} ({id}): {:#?}",
+                sink.violations
+            );
+        }
+    }
+
+    #[test]
+    fn every_v2_rule_has_a_mutation() {
+        let covered: BTreeSet<&str> = mutations().iter().map(|(id, _)| *id).collect();
+        for r in RULES.iter().filter(|r| r.id.starts_with("note.v2.")) {
+            assert!(covered.contains(r.id), "rule {} has no mutation test", r.id);
+        }
+    }
+
+    #[test]
+    fn isa_version_table_matches_llc_14() {
+        // (processor, xnack, ISA version, ISA name) as llc-14
+        // --amdhsa-code-object-version=2 writes them.
+        let rows: &[(&str, bool, [u32; 3], &str)] = &[
+            ("gfx600", false, [6, 0, 0], "gfx600"),
+            ("gfx601", false, [6, 0, 1], "gfx601"),
+            ("gfx602", false, [6, 0, 2], "gfx602"),
+            ("gfx700", false, [7, 0, 0], "gfx700"),
+            ("gfx701", false, [7, 0, 1], "gfx701"),
+            ("gfx702", false, [7, 0, 2], "gfx702"),
+            ("gfx703", false, [7, 0, 3], "gfx703"),
+            ("gfx704", false, [7, 0, 4], "gfx704"),
+            ("gfx705", false, [7, 0, 5], "gfx705"),
+            ("gfx801", true, [8, 0, 1], "gfx801"),
+            ("gfx802", false, [8, 0, 2], "gfx802"),
+            ("gfx803", false, [8, 0, 3], "gfx803"),
+            ("gfx805", false, [8, 0, 5], "gfx805"),
+            ("gfx810", true, [8, 1, 0], "gfx810"),
+            ("gfx900", false, [9, 0, 0], "gfx900"),
+            ("gfx900", true, [9, 0, 1], "gfx901"),
+            ("gfx902", false, [9, 0, 2], "gfx902"),
+            ("gfx902", true, [9, 0, 3], "gfx903"),
+            ("gfx904", false, [9, 0, 4], "gfx904"),
+            ("gfx904", true, [9, 0, 5], "gfx905"),
+            ("gfx906", false, [9, 0, 6], "gfx906"),
+            ("gfx906", true, [9, 0, 7], "gfx907"),
+            ("gfx90c", false, [9, 0, 12], "gfx90c"),
+        ];
+        for &(cpu, xnack, v, name) in rows {
+            let t = targets::by_name(cpu).unwrap();
+            assert_eq!(v2_isa_version(t, xnack), v, "{cpu} {xnack}");
+            assert_eq!(v2_processor_name(t, xnack), name, "{cpu} {xnack}");
+            let (back, bx) = isa_version_target(v).unwrap();
+            // gfx801 and gfx810 always have xnack at V2; their version does
+            // not say so.
+            assert_eq!(
+                (back.name, bx),
+                (cpu, xnack && cpu.starts_with("gfx90")),
+                "{v:?}"
+            );
+        }
+        // The document's legacy 8.0.0 and 8.0.4 name no processor.
+        assert!(isa_version_target([8, 0, 0]).is_none());
+        assert!(isa_version_target([8, 0, 4]).is_none());
+        assert_eq!(parse_isa_string("AMD:AMDGPU:8:0:1"), Some([8, 0, 1]));
+        assert_eq!(parse_isa_string("AMD:AMDGPU:9:0:12"), Some([9, 0, 12]));
+        for bad in [
+            "AMD:AMDGPU:8:0",
+            "AMD:AMDGPU:8:0:1:2",
+            "AMD:R600:8:0:1",
+            "AMD:AMDGPU:8:+0:1",
+            "AMD:AMDGPU:8::1",
+        ] {
+            assert_eq!(parse_isa_string(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn v2_note_parsers_bound_by_input() {
+        assert!(CodeObjectVersionNote::parse(&[0; 7]).is_err());
+        assert!(HsailNote::parse(&[0; 13]).is_err());
+        // Name sizes larger than the description.
+        let mut d = isa_desc(b"AMD\0", b"AMDGPU\0", [8, 0, 3]);
+        d[0] = 0xff;
+        d[1] = 0xff;
+        assert!(IsaVersionNote::parse(&d).is_err());
+        assert!(IsaVersionNote::parse(&d[..15]).is_err());
+        let mut zero = isa_desc(b"", b"AMDGPU\0", [8, 0, 3]);
+        assert!(IsaVersionNote::parse(&zero).is_err());
+        zero.clear();
+        assert!(IsaVersionNote::parse(&zero).is_err());
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn v2_checks_never_panic(
+            notes in proptest::collection::vec((0u32..14, proptest::collection::vec(proptest::prelude::any::<u8>(), 0..40)), 0..8),
+            e_flags in proptest::prelude::any::<u32>(),
+        ) {
+            let raw: Vec<(String, u32, Vec<u8>)> = notes.into_iter().map(|(t, d)| ("AMD".to_owned(), t, d)).collect();
+            let _ = run(&raw, e_flags);
+        }
+    }
 }
