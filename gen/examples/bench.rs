@@ -1,0 +1,77 @@
+//! Generation throughput: valid code objects (model, ELF bytes and
+//! assembler text) per second on one core, with the default configuration
+//! and with the ELF alone (no assembler text).
+//!
+//! `cargo run --release -p hsaco-gen --example bench [COUNT]` (default
+//! 100000). The target is at least 50 thousand code objects per second.
+
+use hsaco_gen::arbitrary::Unstructured;
+use hsaco_gen::{emit, Config, Generator};
+use std::time::Instant;
+
+/// Fills `buf` with the splitmix64 stream of `seed`.
+fn fill(buf: &mut [u8], seed: u64) {
+    let mut x = seed;
+    for chunk in buf.chunks_mut(8) {
+        x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = x;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        let z = (z ^ (z >> 31)).to_le_bytes();
+        chunk.copy_from_slice(&z[..chunk.len()]);
+    }
+}
+
+fn main() {
+    let count: u64 = std::env::args()
+        .nth(1)
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(100_000);
+    let cfg = Config::default();
+    let gen = Generator::new(&cfg);
+    let mut buf = vec![0u8; 4096];
+
+    let start = Instant::now();
+    let mut kernels = 0usize;
+    for seed in 0..count {
+        fill(&mut buf, seed);
+        let mut u = Unstructured::new(&buf);
+        if let Ok(co) = gen.code_object(&mut u) {
+            kernels += co.kernels.len();
+        }
+    }
+    let t = start.elapsed().as_secs_f64();
+    println!(
+        "model only:      {count} code objects ({kernels} kernels) in {t:.2} s: {:.0} objects/s",
+        count as f64 / t
+    );
+
+    let start = Instant::now();
+    let mut bytes = 0usize;
+    for seed in 0..count {
+        fill(&mut buf, seed);
+        let mut u = Unstructured::new(&buf);
+        let Ok(co) = gen.code_object(&mut u) else {
+            continue;
+        };
+        bytes += emit::elf_bytes(&co).len();
+    }
+    let t = start.elapsed().as_secs_f64();
+    println!(
+        "ELF only:        {count} code objects in {t:.2} s: {:.0} objects/s, {:.1} MB/s",
+        count as f64 / t,
+        bytes as f64 / t / 1e6
+    );
+
+    let start = Instant::now();
+    for seed in 0..count {
+        fill(&mut buf, seed);
+        let mut u = Unstructured::new(&buf);
+        let _ = gen.valid_case(&mut u, String::new());
+    }
+    let t = start.elapsed().as_secs_f64();
+    println!(
+        "ELF + assembler: {count} cases in {t:.2} s: {:.0} cases/s",
+        count as f64 / t
+    );
+}

@@ -1,0 +1,221 @@
+//! A whole code object: its target, its kernels (descriptor, metadata and
+//! code each) and its metadata map; drawn so that every part agrees with
+//! every other the way LLVM makes them agree.
+
+use crate::config::Config;
+use crate::kd::{self, DescriptorSpec};
+use crate::metadata::{self, KernelMeta, MetadataSpec};
+use crate::sgpr::{self, Enables};
+use crate::target::{self, TargetChoice};
+use arbitrary::Unstructured;
+use hsaco_oracle::targets::{CodeObjectVersion, Generation, Target};
+use serde::Serialize;
+
+/// One kernel: its name, descriptor, metadata and machine code.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Kernel {
+    /// The kernel symbol (the descriptor symbol is `NAME.kd`).
+    pub name: String,
+    /// The descriptor, as directives.
+    pub descriptor: DescriptorSpec,
+    /// The kernel's metadata map.
+    pub metadata: KernelMeta,
+    /// The instruction stream, one 32-bit word per element (for now the
+    /// single `s_endpgm`).
+    pub code: Vec<u32>,
+}
+
+/// A code object before it is written out.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CodeObject {
+    /// Target, version, generic version.
+    pub target: TargetChoice,
+    /// Kernels in symbol, descriptor and metadata order.
+    pub kernels: Vec<Kernel>,
+    /// `amdhsa.printf`.
+    pub printf: Vec<String>,
+}
+
+/// How a case's assembler text can be turned back into an object with the
+/// installed tools.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Rebuild {
+    /// `llvm-mc-19` and `ld.lld-19` rebuild it (code object V4-V6).
+    Llvm19,
+    /// `llvm-mc-14` (with `--amdhsa-code-object-version=3`) and
+    /// `ld.lld-19` rebuild it (code object V3, which LLVM 19 no longer
+    /// writes).
+    Llvm14,
+    /// No installed assembler can: the case uses a processor or directive
+    /// the installed LLVM lacks, or a descriptor bit no directive sets.
+    Unavailable,
+}
+
+/// `s_endpgm` on `t` (SOPP opcode 1 before GFX11, 0x30 from GFX11; checked
+/// with `llvm-mc-19 -show-encoding`).
+pub fn s_endpgm(t: &Target) -> u32 {
+    if t.generation >= Generation::Gfx11 {
+        0xbfb0_0000
+    } else {
+        0xbf81_0000
+    }
+}
+
+impl CodeObject {
+    /// The metadata map.
+    pub fn metadata(&self) -> MetadataSpec {
+        let cov = self.target.cov;
+        MetadataSpec {
+            version: cov
+                .metadata_version()
+                .map_or([1, 0], |[a, b]| [a as u32, b as u32]),
+            target: (cov >= CodeObjectVersion::V4).then(|| self.target.target_id_string()),
+            printf: self.printf.clone(),
+            kernels: self.kernels.iter().map(|k| k.metadata.clone()).collect(),
+        }
+    }
+
+    /// The metadata document, borrowing the kernels' metadata (what the
+    /// emitters write; [`CodeObject::metadata`] is the owned model).
+    pub fn metadata_doc(&self) -> metadata::Doc<'_> {
+        let cov = self.target.cov;
+        metadata::root_doc(
+            cov.metadata_version()
+                .map_or([1, 0], |[a, b]| [a as u32, b as u32]),
+            (cov >= CodeObjectVersion::V4).then(|| self.target.target_id_string()),
+            &self.printf,
+            self.kernels.iter().map(|k| &k.metadata),
+        )
+    }
+
+    /// Which installed assembler rebuilds this object from its assembler
+    /// text.
+    pub fn rebuild(&self) -> Rebuild {
+        let t = self.target.target();
+        if self
+            .kernels
+            .iter()
+            .any(|k| k.descriptor.uses_fields_without_directives())
+        {
+            return Rebuild::Unavailable;
+        }
+        if self.target.cov == CodeObjectVersion::V3 {
+            let ok = target::assembler_knows(t, CodeObjectVersion::V3)
+                && !self
+                    .kernels
+                    .iter()
+                    .any(|k| k.descriptor.needs_newer_than_llvm14());
+            if ok {
+                Rebuild::Llvm14
+            } else {
+                Rebuild::Unavailable
+            }
+        } else if t.llvm19
+            && self.target.generic_version <= 1
+            && !self
+                .kernels
+                .iter()
+                .any(|k| k.descriptor.needs_newer_than_llvm19())
+        {
+            Rebuild::Llvm19
+        } else {
+            Rebuild::Unavailable
+        }
+    }
+}
+
+/// Builds one kernel named `name` on `tc` from already drawn arguments and
+/// enables: draws register use and the descriptor, then derives the
+/// metadata keys tied to the descriptor (sizes, counts, wave size, dynamic
+/// stack, WGP mode) and draws the rest.
+pub fn build_kernel(
+    u: &mut Unstructured<'_>,
+    cfg: &Config,
+    tc: &TargetChoice,
+    name: String,
+    args: metadata::ArgList,
+    enables: Enables,
+) -> arbitrary::Result<Kernel> {
+    let t = tc.target();
+    let cov = tc.cov;
+    let vgprs = kd::arbitrary_vgprs(u, cfg, t, enables.workitem_vgprs(t))?;
+    let d = kd::arbitrary_descriptor(u, cfg, tc, enables, args.kernarg_segment_size, vgprs)?;
+    let mut meta = KernelMeta {
+        symbol: format!("{name}.kd"),
+        name: name.clone(),
+        language: None,
+        language_version: None,
+        args: args.args,
+        reqd_workgroup_size: None,
+        workgroup_size_hint: None,
+        vec_type_hint: None,
+        device_enqueue_symbol: None,
+        kernarg_segment_size: args.kernarg_segment_size,
+        group_segment_fixed_size: d.group_segment_fixed_size,
+        private_segment_fixed_size: d.private_segment_fixed_size,
+        kernarg_segment_align: args.kernarg_segment_align,
+        wavefront_size: if enables.is_wave32(t) { 32 } else { 64 },
+        sgpr_count: d.sgpr_count(tc).into(),
+        vgpr_count: vgprs.vgpr_count.into(),
+        agpr_count: vgprs.agpr_count.map(u32::from),
+        max_flat_workgroup_size: 256,
+        max_num_workgroups: None,
+        sgpr_spill_count: None,
+        vgpr_spill_count: None,
+        kind: None,
+        uses_dynamic_stack: (cov >= CodeObjectVersion::V4).then_some(d.uses_dynamic_stack),
+        workgroup_processor_mode: (cov >= CodeObjectVersion::V5 && t.has_wgp_mode())
+            .then_some(d.workgroup_processor_mode),
+        uniform_work_group_size: None,
+    };
+    metadata::arbitrary_kernel_extras(u, cfg, cov, &mut meta)?;
+    Ok(Kernel {
+        name,
+        descriptor: d,
+        metadata: meta,
+        code: vec![s_endpgm(t)],
+    })
+}
+
+/// Draws a valid code object: a target from `cfg`, then
+/// `cfg.min_kernels..=cfg.max_kernels` kernels with distinct names.
+pub fn arbitrary_code_object(
+    u: &mut Unstructured<'_>,
+    cfg: &Config,
+) -> arbitrary::Result<CodeObject> {
+    arbitrary_code_object_in(u, cfg, &target::allowed_pairs(cfg))
+}
+
+/// [`arbitrary_code_object`] with `cfg`'s (processor, version) pairs
+/// computed once by the caller ([`crate::Generator`] does).
+pub fn arbitrary_code_object_in(
+    u: &mut Unstructured<'_>,
+    cfg: &Config,
+    pairs: &[(&'static Target, CodeObjectVersion)],
+) -> arbitrary::Result<CodeObject> {
+    let tc = target::arbitrary_target_in(u, cfg, pairs)?;
+    let t = tc.target();
+    let n = u.int_in_range(cfg.min_kernels..=cfg.max_kernels.max(cfg.min_kernels))?;
+    let mut kernels: Vec<Kernel> = Vec::with_capacity(n);
+    for i in 0..n {
+        let mut name = metadata::arbitrary_ident(u, cfg.max_name_len)?;
+        while kernels.iter().any(|k| k.name == name) {
+            name.push_str(&format!("_{i}"));
+        }
+        let args = metadata::arbitrary_args(u, cfg, tc.cov)?;
+        let preload_ok = !(cfg.rebuildable_only && tc.cov == CodeObjectVersion::V3);
+        let enables = sgpr::arbitrary_enables(u, cfg, t, args.kernarg_segment_size, preload_ok)?;
+        kernels.push(build_kernel(u, cfg, &tc, name, args, enables)?);
+    }
+    let printf = if cfg.printf && u.ratio(1u8, 4)? {
+        metadata::arbitrary_printf(u)?
+    } else {
+        Vec::new()
+    };
+    Ok(CodeObject {
+        target: tc,
+        kernels,
+        printf,
+    })
+}

@@ -1,0 +1,312 @@
+//! The generator's assembler text against the real toolchain: for a sample
+//! of cases, `llvm-mc` assembles the text and `ld.lld-19 -shared` links it,
+//! and the result must equal what `hsaco-gen` wrote directly: the same
+//! program headers and allocated sections (so the same kernel descriptors,
+//! byte for byte, entry offsets included), the same symbols, and metadata
+//! the oracle decodes to the same typed model. V4-V6 cases go through
+//! `llvm-mc-19`; V3 cases through `llvm-mc-14`, since LLVM 19 no longer
+//! writes V3.
+
+mod support;
+
+use hsaco_gen::arbitrary::Unstructured;
+use hsaco_gen::target::Family;
+use hsaco_gen::{emit, sgpr, Case, CaseKind, Config, Expect, Rebuild};
+use hsaco_oracle::check::check_object;
+use hsaco_oracle::elf::{Elf, SHF_ALLOC};
+use hsaco_oracle::{Severity, Sink};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+/// Cases per configuration (a few seconds of llvm-mc and lld each).
+const SAMPLE: u64 = 150;
+
+struct Tools {
+    mc19: PathBuf,
+    mc14: Option<PathBuf>,
+    lld: PathBuf,
+}
+
+fn tools() -> Option<Tools> {
+    let mc19 = support::require_tool("llvm-mc-19")?;
+    let lld = support::require_tool("ld.lld-19")?;
+    // llvm-mc-14 only rebuilds V3 cases; without it they are skipped.
+    let mc14 = support::require_tool("llvm-mc-14");
+    Some(Tools { mc19, mc14, lld })
+}
+
+/// The byte stream of a seed (splitmix64), as in the generator's tests.
+fn seed_bytes(seed: u64, len: usize) -> Vec<u8> {
+    let mut x = seed;
+    let mut out = Vec::with_capacity(len + 8);
+    while out.len() < len {
+        x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = x;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        out.extend_from_slice(&(z ^ (z >> 31)).to_le_bytes());
+    }
+    out.truncate(len);
+    out
+}
+
+fn run(tool: &Path, args: &[String]) -> Result<(), String> {
+    let out = Command::new(tool)
+        .args(args)
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", tool.display()))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{} {} failed ({}):\n{}",
+            tool.display(),
+            args.join(" "),
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        ))
+    }
+}
+
+/// Assembles and links `case.asm`; returns the linked object's bytes.
+fn rebuild(tools: &Tools, case: &Case, dir: &Path) -> Result<Vec<u8>, String> {
+    let mc = match case.rebuild {
+        Rebuild::Llvm19 => &tools.mc19,
+        Rebuild::Llvm14 => tools.mc14.as_ref().ok_or("no llvm-mc-14")?,
+        Rebuild::Unavailable => return Err("not rebuildable".into()),
+    };
+    let s = dir.join(format!("{}.s", case.id));
+    let o = dir.join(format!("{}.o", case.id));
+    let so = dir.join(format!("{}.hsaco", case.id));
+    std::fs::write(&s, &case.asm).map_err(|e| e.to_string())?;
+    let mut args = emit::asm::llvm_mc_args(&case.object);
+    args.push(s.to_string_lossy().into_owned());
+    args.push("-o".into());
+    args.push(o.to_string_lossy().into_owned());
+    run(mc, &args)?;
+    run(
+        &tools.lld,
+        &[
+            "-shared".into(),
+            o.to_string_lossy().into_owned(),
+            "-o".into(),
+            so.to_string_lossy().into_owned(),
+        ],
+    )?;
+    let bytes = std::fs::read(&so).map_err(|e| e.to_string())?;
+    for p in [s, o, so] {
+        let _ = std::fs::remove_file(p);
+    }
+    Ok(bytes)
+}
+
+/// Program headers, and every allocated section (name, type, flags,
+/// address, size, bytes), of a code object.
+fn loaded_image(bytes: &[u8]) -> (Vec<String>, Vec<(String, Vec<u8>)>) {
+    let mut sink = Sink::new();
+    let elf = Elf::parse(bytes, &mut sink).expect("an ELF code object");
+    let phdrs = elf
+        .segments
+        .iter()
+        .map(|p| {
+            format!(
+                "type {:#x} flags {} off {:#x} addr {:#x} filesz {:#x} memsz {:#x} align {:#x}",
+                p.p_type, p.flags, p.offset, p.vaddr, p.filesz, p.memsz, p.align
+            )
+        })
+        .collect();
+    let sections = elf
+        .sections
+        .iter()
+        .filter(|s| s.flags & SHF_ALLOC != 0)
+        .map(|s| {
+            (
+                format!(
+                    "{} type {:#x} flags {:#x} addr {:#x} off {:#x} size {:#x} link {} info {} align {} entsize {}",
+                    s.name, s.sh_type, s.flags, s.addr, s.offset, s.size, s.link, s.info, s.addralign, s.entsize
+                ),
+                s.data(bytes).map(<[u8]>::to_vec).unwrap_or_default(),
+            )
+        })
+        .collect();
+    (phdrs, sections)
+}
+
+/// Checks one case against its rebuild; returns a description of every
+/// difference.
+fn compare(case: &Case, rebuilt: &[u8]) -> Vec<String> {
+    let mut diffs = Vec::new();
+    let ours = check_object(&case.elf);
+    let theirs = check_object(rebuilt);
+    // Descriptors byte for byte, kernel by kernel.
+    for (a, b) in ours.kernels.iter().zip(&theirs.kernels) {
+        let (da, db) = (
+            a.descriptor.map(|d| d.to_bytes()),
+            b.descriptor.map(|d| d.to_bytes()),
+        );
+        if a.name != b.name || da != db {
+            diffs.push(format!(
+                "kernel {}: descriptor\n  gen  {:02x?}\n  lld  {:02x?} ({})",
+                a.name, da, db, b.name
+            ));
+        }
+    }
+    if ours.kernels.len() != theirs.kernels.len() {
+        diffs.push(format!(
+            "{} kernels, rebuilt object has {}",
+            ours.kernels.len(),
+            theirs.kernels.len()
+        ));
+    }
+    if ours.metadata != theirs.metadata {
+        diffs.push(format!(
+            "metadata differs:\n  gen {:?}\n  lld {:?}",
+            ours.metadata, theirs.metadata
+        ));
+    }
+    if ours.target != theirs.target || ours.code_object_version != theirs.code_object_version {
+        diffs.push(format!(
+            "target {:?} V{:?}, rebuilt {:?} V{:?}",
+            ours.target, ours.code_object_version, theirs.target, theirs.code_object_version
+        ));
+    }
+    let errors: Vec<String> = theirs
+        .violations
+        .iter()
+        .filter(|v| v.severity != Severity::Info)
+        .map(|v| format!("{} {}", v.rule.id, v.message))
+        .collect();
+    if !errors.is_empty() {
+        diffs.push(format!("the oracle flags the rebuilt object: {errors:?}"));
+    }
+    // The whole loaded image: program headers and allocated sections.
+    let (pa, sa) = loaded_image(&case.elf);
+    let (pb, sb) = loaded_image(rebuilt);
+    if pa != pb {
+        diffs.push(format!("program headers:\n  gen {pa:#?}\n  lld {pb:#?}"));
+    }
+    let ha: Vec<&String> = sa.iter().map(|s| &s.0).collect();
+    let hb: Vec<&String> = sb.iter().map(|s| &s.0).collect();
+    if ha != hb {
+        diffs.push(format!("allocated sections:\n  gen {ha:#?}\n  lld {hb:#?}"));
+    } else {
+        for ((h, a), (_, b)) in sa.iter().zip(&sb) {
+            if a != b {
+                let at = a.iter().zip(b).position(|(x, y)| x != y).unwrap_or(0);
+                diffs.push(format!("section bytes differ from byte {at}: {h}"));
+            }
+        }
+    }
+    diffs
+}
+
+/// Rebuilds `cases` two at a time; panics listing every case that differs.
+fn check_all(tools: &Tools, cases: Vec<Case>) -> usize {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let next = AtomicUsize::new(0);
+    let failures = Mutex::new(Vec::new());
+    let done = AtomicUsize::new(0);
+    std::thread::scope(|s| {
+        for _ in 0..2 {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(case) = cases.get(i) else { break };
+                let msg = match rebuild(tools, case, dir.path()) {
+                    Ok(bytes) => {
+                        let d = compare(case, &bytes);
+                        if d.is_empty() {
+                            None
+                        } else {
+                            Some(d.join("\n"))
+                        }
+                    }
+                    Err(e) => Some(e),
+                };
+                done.fetch_add(1, Ordering::Relaxed);
+                if let Some(m) = msg {
+                    if let Ok(mut f) = failures.lock() {
+                        f.push(format!(
+                            "case {} ({} V{}):\n{m}\nassembler text:\n{}",
+                            case.id, case.target, case.code_object_version, case.asm
+                        ));
+                    }
+                }
+            });
+        }
+    });
+    let failures = failures.into_inner().unwrap_or_default();
+    assert!(
+        failures.is_empty(),
+        "{} of {} cases differ from their rebuild; first:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.first().map(String::as_str).unwrap_or("")
+    );
+    done.into_inner()
+}
+
+fn sample(cfg: &Config, seeds: std::ops::Range<u64>, tools: &Tools) -> Vec<Case> {
+    seeds
+        .filter_map(|seed| {
+            let bytes = seed_bytes(seed, 4096);
+            let mut u = Unstructured::new(&bytes);
+            let mut c = hsaco_gen::valid_case(&mut u, cfg, format!("seed{seed}")).ok()?;
+            c.seed = Some(seed);
+            let ok = match c.rebuild {
+                Rebuild::Llvm19 => true,
+                Rebuild::Llvm14 => tools.mc14.is_some(),
+                Rebuild::Unavailable => false,
+            };
+            ok.then_some(c)
+        })
+        .collect()
+}
+
+#[test]
+fn rebuildable_cases_rebuild_identically() {
+    let Some(tools) = tools() else { return };
+    let cfg = Config {
+        rebuildable_only: true,
+        ..Config::default()
+    };
+    let cases = sample(&cfg, 0..SAMPLE, &tools);
+    assert!(cases.len() as u64 == SAMPLE || tools.mc14.is_none());
+    let n = check_all(&tools, cases);
+    eprintln!("gen_llvm: {n} rebuildable cases rebuilt identically");
+}
+
+#[test]
+fn default_config_cases_rebuild_identically() {
+    let Some(tools) = tools() else { return };
+    // The default configuration, restricted to what the installed
+    // assemblers express.
+    let cases = sample(&Config::default(), 1000..1000 + SAMPLE, &tools);
+    assert!(
+        cases.len() > 20,
+        "too few rebuildable cases: {}",
+        cases.len()
+    );
+    let n = check_all(&tools, cases);
+    eprintln!("gen_llvm: {n} default-config cases rebuilt identically");
+}
+
+#[test]
+fn sgpr_suite_sample_rebuilds_identically() {
+    let Some(tools) = tools() else { return };
+    let mut cases = Vec::new();
+    for f in Family::ALL {
+        let step = (sgpr::suite_len(f) / 12).max(1);
+        for (i, entry) in sgpr::suite(f).enumerate().step_by(step) {
+            cases.push(Case::from_object(
+                format!("sgpr-{}-{i}", f.name()),
+                CaseKind::SgprSuite,
+                Expect::Valid,
+                hsaco_gen::suite_object(&entry),
+            ));
+        }
+    }
+    let n = check_all(&tools, cases);
+    eprintln!("gen_llvm: {n} SGPR suite entries rebuilt identically");
+}
