@@ -6,6 +6,7 @@ mod bench;
 mod explain;
 mod input;
 mod report;
+mod smem_cmd;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
@@ -103,6 +104,12 @@ enum Command {
         #[arg(required = true)]
         paths: Vec<PathBuf>,
     },
+    /// SMEM (scalar memory) instructions of GFX8-GFX12: decode, encode,
+    /// compare with LLVM's disassembler, measure.
+    Smem {
+        #[command(subcommand)]
+        command: smem_cmd::SmemCommand,
+    },
 }
 
 fn main() -> ExitCode {
@@ -126,6 +133,7 @@ fn main() -> ExitCode {
             (!no_readobj).then_some(readobj.as_str()),
             repeat.max(1),
         ),
+        Command::Smem { command } => smem_cmd::run(command),
     };
     ExitCode::from(code)
 }

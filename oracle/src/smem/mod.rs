@@ -17,6 +17,7 @@ use crate::targets::{Generation, Target};
 
 pub mod exec;
 pub mod forms;
+pub mod parse;
 pub mod table;
 
 pub use table::{Class, OpInfo};

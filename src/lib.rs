@@ -1,0 +1,12 @@
+//! `hsaco_conform`: the parts of the `hsaco-conform` command that other
+//! programs and the integration tests use: peers (other tools run on the
+//! same input as the oracle) and the differential engines that compare
+//! them with the oracle.
+//!
+//! The reference model itself is the `hsaco-oracle` crate.
+
+#![deny(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod peers;
+pub mod smem_diff;

@@ -1,0 +1,379 @@
+//! The SMEM model against LLVM's disassembler, in-process through
+//! libLLVM-19.so and libLLVM-14.so (one instruction at a time): 20,000
+//! random words per processor (gfx803, gfx900, gfx90a, gfx1010, gfx1030,
+//! gfx1100, gfx1200) agree on valid/invalid and text, except for the
+//! listed known divergences, each of which must still occur exactly as its
+//! rule in `hsaco_conform::smem_diff` predicts (character for character)
+//! on the processors where it exists, and nowhere else.
+//!
+//! `hsaco-conform smem diff` runs the same comparison over a million words
+//! per processor in crash-isolated workers.
+
+mod support;
+
+use hsaco_conform::peers::llvm_disasm::{self, Disassembler, LlvmLib, PeerError};
+use hsaco_conform::smem_diff::{self, Divergence, Tally, Words};
+use hsaco_oracle::smem::{self, SmemGen};
+use hsaco_oracle::targets::by_name;
+
+const WORDS: u64 = 20_000;
+const SEED: u64 = 0x5eed_2024;
+
+/// The library of LLVM `version`, or `None` (after printing why) when it
+/// is not installed outside CI; in CI a missing library fails the test.
+fn require_lib(version: u32) -> Option<&'static LlvmLib> {
+    match LlvmLib::open(version) {
+        Ok(l) => Some(l),
+        Err(e) => {
+            let msg = format!("libLLVM-{version}: {e}");
+            if support::in_ci() {
+                panic!("{msg}");
+            }
+            eprintln!("SKIPPED: {msg}");
+            None
+        }
+    }
+}
+
+fn gen_of(cpu: &str) -> SmemGen {
+    SmemGen::for_target(by_name(cpu).expect("known processor")).expect("modelled")
+}
+
+/// Runs the comparison for one processor, skipping the words LLVM is
+/// known to crash on (a crash would end the test process).
+fn compare(dis: &mut Disassembler, cpu: &str) -> Tally {
+    let gen = gen_of(cpu);
+    smem_diff::run(
+        dis,
+        gen,
+        SEED,
+        0,
+        WORDS,
+        10,
+        &|_, w| smem_diff::known_llvm_crash(gen, w),
+        |_, _| {},
+    )
+}
+
+fn show(t: &Tally) -> String {
+    let mut s = String::new();
+    for e in &t.examples {
+        s += &format!(
+            "\n  word {:#018x} ({}): oracle {} `{}`; expected {}; LLVM {:?}",
+            e.word,
+            smem_diff::word_bytes(e.word),
+            e.oracle,
+            e.oracle_text,
+            e.expected,
+            e.llvm
+        );
+    }
+    s
+}
+
+/// Checks a run: no unexplained difference, most words agree outright,
+/// and exactly the expected divergences occur.
+fn check(cpu: &str, version: u32, t: &Tally, expected: &[Divergence]) {
+    assert_eq!(t.compared + t.skipped, WORDS, "{cpu} LLVM {version}");
+    assert_eq!(
+        t.different,
+        0,
+        "{cpu} LLVM {version}: unexplained differences:{}",
+        show(t)
+    );
+    let seen: Vec<Divergence> = t.known.iter().map(|(d, _)| *d).collect();
+    assert_eq!(
+        seen, expected,
+        "{cpu} LLVM {version}: divergences seen (counts {:?})",
+        t.known
+    );
+    // The words outside SMEM are about a tenth of the stream; the rest
+    // splits between agreement and divergences.
+    assert!(t.non_smem > WORDS / 20, "{cpu}: {} non-SMEM", t.non_smem);
+    assert!(t.same > WORDS / 4, "{cpu}: only {} agree", t.same);
+    eprintln!(
+        "{cpu} LLVM {version}: {} agree, {} known {:?}, {} skipped",
+        t.same, t.known_words, t.known, t.skipped
+    );
+}
+
+use Divergence::*;
+
+/// Divergences LLVM 19 shows per processor on these words.
+fn expected_19(cpu: &str) -> Vec<Divergence> {
+    match cpu {
+        "gfx803" => vec![
+            MisalignedTuple,
+            OutOfClassRegister,
+            NullTuple,
+            Gfx8TtmpPast11,
+            Gfx9OffsetNull,
+        ],
+        "gfx900" | "gfx90a" => vec![
+            MisalignedTuple,
+            OutOfClassRegister,
+            NullTuple,
+            Gfx9OffsetNull,
+            BufferOffsetNegative,
+        ],
+        "gfx1010" | "gfx1030" | "gfx1100" => vec![
+            MisalignedTuple,
+            OutOfClassRegister,
+            NullTuple,
+            BufferOffsetNegative,
+        ],
+        _ => vec![MisalignedTuple, OutOfClassRegister, NullTuple],
+    }
+}
+
+#[test]
+fn libllvm19_agrees_except_known_divergences() {
+    let Some(lib) = require_lib(19) else {
+        return;
+    };
+    for cpu in smem_diff::DEFAULT_TARGETS {
+        let mut dis = lib.disassembler(cpu).expect("LLVM 19 knows the processor");
+        let t = compare(&mut dis, cpu);
+        check(cpu, 19, &t, &expected_19(cpu));
+    }
+}
+
+#[test]
+fn libllvm14_agrees_except_known_divergences() {
+    let Some(lib) = require_lib(14) else {
+        return;
+    };
+    for cpu in smem_diff::DEFAULT_TARGETS {
+        let expected: Vec<Divergence> = match cpu {
+            "gfx803" => expected_19(cpu),
+            "gfx900" | "gfx90a" => vec![
+                MisalignedTuple,
+                OutOfClassRegister,
+                NullTuple,
+                Gfx9OffsetNull,
+                BufferOffsetNegative,
+                Llvm14Gfx9IgnoresSoe,
+            ],
+            "gfx1010" | "gfx1030" => vec![
+                MisalignedTuple,
+                OutOfClassRegister,
+                NullTuple,
+                BufferOffsetNegative,
+                Llvm14Gfx10DropsOffset,
+            ],
+            // GFX11 and GFX12 postdate LLVM 14: asking its disassembler
+            // for them would abort the process, so the binding refuses.
+            _ => {
+                let e = lib.disassembler(cpu).expect_err("LLVM 14 lacks GFX11+");
+                assert_eq!(
+                    e,
+                    PeerError::UnknownProcessor {
+                        version: 14,
+                        cpu: cpu.to_owned()
+                    }
+                );
+                continue;
+            }
+        };
+        let mut dis = lib.disassembler(cpu).expect("LLVM 14 knows the processor");
+        let t = compare(&mut dis, cpu);
+        check(cpu, 14, &t, &expected);
+    }
+}
+
+/// Each divergence, on one word chosen to show it, gives exactly the text
+/// its rule describes (the rules are also what the random runs use).
+#[test]
+fn divergence_examples_print_as_described() {
+    let Some(lib) = require_lib(19) else {
+        return;
+    };
+    // (processor, bytes, LLVM 19's text, divergence)
+    let cases: &[(&str, u64, &str, Divergence)] = &[
+        // s_load_dwordx2 with SDATA s[5:6]: rounded down, with a warning.
+        (
+            "gfx900",
+            0x0000_0010_c006_0141,
+            "s_load_dwordx2 s[4:5], s[2:3], 0x10 ; Warning: SGPR_64: scalar reg isn't aligned 5",
+            MisalignedTuple,
+        ),
+        // s_load_dword into m0.
+        (
+            "gfx900",
+            0x0000_0010_c002_1f01,
+            "s_load_dword m0/*Invalid register, operand has 'SReg_32_XM0_XEXEC' register class*/, s[2:3], 0x10",
+            OutOfClassRegister,
+        ),
+        // s_load_dwordx4 into null (125 before GFX11).
+        (
+            "gfx1030",
+            0xfa00_0010_f408_1f41,
+            "s_load_dwordx4 null, s[2:3], 0x10",
+            NullTuple,
+        ),
+        // GFX8 s_load_dwordx8 into ttmp[8:15] (GFX8 has ttmp0-ttmp11).
+        (
+            "gfx803",
+            0x0000_0010_c00e_1e01,
+            "s_load_dwordx8 ttmp[8:15], s[2:3], 0x10",
+            Gfx8TtmpPast11,
+        ),
+        // GFX9 offset register 125.
+        (
+            "gfx900",
+            0x0000_007d_c000_0141,
+            "s_load_dword s5, s[2:3], null",
+            Gfx9OffsetNull,
+        ),
+        // Negative buffer offset.
+        (
+            "gfx900",
+            0x001f_fff0_c022_0142,
+            "s_buffer_load_dword s5, s[4:7], -0x10",
+            BufferOffsetNegative,
+        ),
+    ];
+    for &(cpu, word, text, d) in cases {
+        let gen = gen_of(cpu);
+        let mut dis = lib.disassembler(cpu).expect("disassembler");
+        let got = dis
+            .disassemble(&word.to_le_bytes())
+            .map(|(n, t)| (n, t.to_owned()));
+        assert_eq!(got, Some((8, text.to_owned())), "{cpu} {word:#018x}");
+        // The oracle calls the word invalid ...
+        assert!(
+            matches!(smem::decode(gen, word).verdict, smem::Verdict::Invalid(_)),
+            "{cpu} {word:#018x}"
+        );
+        // ... and the model explains LLVM's text by exactly this rule.
+        let e = smem_diff::expect(19, gen, word);
+        let view = smem_diff::LlvmView::Decoded { size: 8, text };
+        let outcome = smem_diff::compare(gen, &e, view);
+        let smem_diff::Outcome::Known(ds) = outcome else {
+            panic!("{cpu} {word:#018x}: {outcome:?} ({e:?})");
+        };
+        assert_eq!(ds.iter().collect::<Vec<_>>(), vec![d], "{cpu} {word:#018x}");
+    }
+}
+
+/// LLVM 14's two offset bugs, on one word each.
+#[test]
+fn llvm14_offset_bugs_print_as_described() {
+    let Some(lib) = require_lib(14) else {
+        return;
+    };
+    let cases: &[(&str, u64, &str, &str, Divergence)] = &[
+        // GFX9 IMM=1 SOE=1: s7 offset:0x10; LLVM 14 drops s7.
+        (
+            "gfx900",
+            0x0e00_0010_c002_4141,
+            "s_load_dword s5, s[2:3], s7 offset:0x10",
+            "s_load_dword s5, s[2:3], 0x10",
+            Llvm14Gfx9IgnoresSoe,
+        ),
+        // GFX10 SOFFSET=s7, OFFSET=0x10: LLVM 14 drops the immediate.
+        (
+            "gfx1030",
+            0x0e00_0010_f400_0141,
+            "s_load_dword s5, s[2:3], s7 offset:0x10",
+            "s_load_dword s5, s[2:3], s7",
+            Llvm14Gfx10DropsOffset,
+        ),
+    ];
+    for &(cpu, word, oracle, llvm14, d) in cases {
+        let gen = gen_of(cpu);
+        let dec = smem::decode(gen, word);
+        assert_eq!(dec.verdict, smem::Verdict::Valid, "{cpu} {word:#018x}");
+        assert_eq!(dec.to_string(), oracle);
+        let mut dis = lib.disassembler(cpu).expect("disassembler");
+        let got = dis
+            .disassemble(&word.to_le_bytes())
+            .map(|(n, t)| (n, t.to_owned()));
+        assert_eq!(got, Some((8, llvm14.to_owned())), "{cpu} {word:#018x}");
+        let e = smem_diff::expect(14, gen, word);
+        let outcome = smem_diff::compare(
+            gen,
+            &e,
+            smem_diff::LlvmView::Decoded {
+                size: 8,
+                text: llvm14,
+            },
+        );
+        let smem_diff::Outcome::Known(ds) = outcome else {
+            panic!("{cpu} {word:#018x}: {outcome:?} ({e:?})");
+        };
+        assert_eq!(ds.iter().collect::<Vec<_>>(), vec![d]);
+    }
+    // A spelling difference, not a divergence: with SOFFSET = null and
+    // OFFSET = 0, LLVM 19 prints `null` and LLVM 14 `0x0`; the LLVM 14
+    // dialect of `smem::parse::format` says so.
+    let gen = gen_of("gfx1030");
+    let word = 0xfa00_0000_f400_0141;
+    assert_eq!(
+        smem::decode(gen, word).to_string(),
+        "s_load_dword s5, s[2:3], null"
+    );
+    let mut dis = lib.disassembler("gfx1030").expect("disassembler");
+    let text = "s_load_dword s5, s[2:3], 0x0";
+    assert_eq!(dis.disassemble(&word.to_le_bytes()), Some((8, text)));
+    let e = smem_diff::expect(14, gen, word);
+    let view = smem_diff::LlvmView::Decoded { size: 8, text };
+    assert_eq!(smem_diff::compare(gen, &e, view), smem_diff::Outcome::Same);
+}
+
+/// The binding: discovery, refusal of processors that would abort LLVM,
+/// and one instruction at a time.
+#[test]
+fn binding_discovers_and_refuses_what_would_abort() {
+    assert_eq!(llvm_disasm::version_of("libLLVM-19.so"), Some(19));
+    assert_eq!(llvm_disasm::version_of("libLLVM-14.so.1"), Some(14));
+    assert_eq!(llvm_disasm::version_of("libLLVM.so.19.1"), Some(19));
+    assert_eq!(llvm_disasm::version_of("libLLVM-17git.so"), Some(17));
+    assert_eq!(llvm_disasm::version_of("libLLVM.so.1"), None);
+    assert_eq!(
+        llvm_disasm::version_of("libLLVM-22-rust-1.95.0-stable.so"),
+        None
+    );
+    assert_eq!(llvm_disasm::version_of("libLLVMCore.a"), None);
+    let Some(lib) = require_lib(19) else {
+        return;
+    };
+    assert!(llvm_disasm::discover().iter().any(|l| l.version == 19));
+    assert_eq!(lib.isa_version("gfx90a"), Some(Some((9, 0, 10))));
+    assert_eq!(lib.isa_version("gfx9999"), Some(None));
+    assert_eq!(
+        lib.disassembler("gfx9999").expect_err("unknown"),
+        PeerError::UnknownProcessor {
+            version: 19,
+            cpu: "gfx9999".into()
+        }
+    );
+    assert_eq!(
+        lib.disassembler("gfx700").expect_err("GFX7"),
+        PeerError::Unsupported {
+            version: 19,
+            cpu: "gfx700".into(),
+            major: 7
+        }
+    );
+    let mut dis = lib.disassembler("gfx900").expect("gfx900");
+    // s_load_dword s5, s[2:3], 0x10 followed by junk: one instruction only.
+    let mut bytes = 0x0000_0010_c002_0141u64.to_le_bytes().to_vec();
+    bytes.extend([0xff; 8]);
+    assert_eq!(
+        dis.disassemble(&bytes),
+        Some((8, "s_load_dword s5, s[2:3], 0x10"))
+    );
+    assert_eq!(dis.disassemble(&[0xff; 8]), None);
+    // The stream and the crash predicate are deterministic.
+    let gen = gen_of("gfx900");
+    let a: Vec<u64> = Words::new(gen, "gfx900", 7).take(5).collect();
+    let b: Vec<u64> = Words::starting_at(gen, "gfx900", 7, 2).take(3).collect();
+    assert_eq!(a.get(2..), Some(b.as_slice()));
+    assert!(smem_diff::known_llvm_crash(gen, 0x0606_0702_0202_06f9));
+    assert!(!smem_diff::known_llvm_crash(gen, 0x0606_0602_0202_06f9));
+    assert!(!smem_diff::known_llvm_crash(
+        gen_of("gfx1100"),
+        0x0606_0702_0202_06f9
+    ));
+}
