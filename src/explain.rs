@@ -1,9 +1,11 @@
 //! The `explain` command: the ABI view of a code object, for people.
 
 use crate::input;
-use hsaco_oracle::check::{check_object, KernelReport, ObjectReport};
+use hsaco_oracle::check::{check_object, KernelReport, ObjectReport, V2NoteSummary};
 use hsaco_oracle::container;
 use hsaco_oracle::metadata::{Kernel, Metadata};
+use hsaco_oracle::metadata_v2::{KernelV2, MetadataV2};
+use hsaco_oracle::notes;
 use hsaco_oracle::sgpr::InitialState;
 use hsaco_oracle::targets::TargetId;
 use std::fmt::Write as _;
@@ -81,14 +83,14 @@ pub fn render(out: &mut String, title: &str, r: &ObjectReport) {
     if let Some(id) = r.target.as_deref().and_then(|t| TargetId::parse(t).ok()) {
         target_line(out, &id);
     }
-    if r.code_object_version == Some(2) {
-        let _ = writeln!(
-            out,
-            "code object V2 (amd_kernel_code_t, YAML metadata) is not modelled yet: only the ELF and note rules were checked"
-        );
+    if let Some(n) = &r.v2_notes {
+        v2_notes_line(out, n);
     }
     if let Some(md) = &r.metadata {
         metadata_line(out, md);
+    }
+    if let Some(md) = &r.metadata_v2 {
+        metadata_v2_line(out, md);
     }
     for k in &r.kernels {
         kernel(out, k);
@@ -160,14 +162,67 @@ fn metadata_line(out: &mut String, md: &Metadata) {
     );
 }
 
+/// Code object V2: what the "AMD" notes say.
+fn v2_notes_line(out: &mut String, n: &V2NoteSummary) {
+    let mut parts = Vec::new();
+    parts.push(match n.code_object_version {
+        Some([a, b]) => format!("code object version {a}.{b}"),
+        None => "no code object version note".to_owned(),
+    });
+    parts.push(match (&n.isa_string, n.isa_version) {
+        (Some(isa), Some(v)) => match notes::isa_version_target(v) {
+            // LLVM 14 raises the stepping for xnack (gfx901 is gfx900 with
+            // xnack); amd_kernel_code_t keeps the processor's own version.
+            Some((t, true)) => format!("ISA {isa} ({} with xnack)", t.name),
+            Some((t, false)) => format!("ISA {isa} ({})", t.name),
+            None => format!("ISA {isa} (no known processor)"),
+        },
+        _ => "no ISA version note".to_owned(),
+    });
+    parts.push(match &n.isa_name {
+        Some(name) => format!("ISA name {name}"),
+        None => "no ISA name note".to_owned(),
+    });
+    if n.hsail {
+        parts.push("HSAIL note".to_owned());
+    }
+    if let Some(p) = n.pal_metadata_pairs {
+        parts.push(format!("{p} PAL metadata pair(s)"));
+    }
+    let _ = writeln!(out, "notes (AMD): {}", parts.join(", "));
+}
+
+/// Code object V2: the YAML metadata's header.
+fn metadata_v2_line(out: &mut String, md: &MetadataV2) {
+    let v = md.version.as_ref().map_or("missing".to_owned(), |v| {
+        v.iter().map(u64::to_string).collect::<Vec<_>>().join(".")
+    });
+    let _ = writeln!(
+        out,
+        "metadata (YAML): Version {v}, {} kernel(s){}",
+        md.kernels.len(),
+        if md.printf.is_empty() {
+            String::new()
+        } else {
+            format!(", {} printf format(s)", md.printf.len())
+        }
+    );
+}
+
 fn kernel(out: &mut String, k: &KernelReport) {
     let _ = writeln!(out);
     let at = k.descriptor_offset.map_or("not readable".to_owned(), |o| {
         format!("at file offset {o:#x}")
     });
-    let _ = writeln!(out, "kernel {} (descriptor {at})", k.name);
+    // A V2 kernel's "descriptor" is its amd_kernel_code_t.
+    let what = if k.kernel_code.is_some() || k.metadata_v2.is_some() {
+        "amd_kernel_code_t"
+    } else {
+        "descriptor"
+    };
+    let _ = writeln!(out, "kernel {} ({what} {at})", k.name);
     if !k.fields.is_empty() {
-        let _ = writeln!(out, "  descriptor:");
+        let _ = writeln!(out, "  {what}:");
         let w = k.fields.iter().map(|f| f.name.len()).max().unwrap_or(0);
         for f in &k.fields {
             let _ = writeln!(out, "    {:<w$}  {:>10}  {}", f.name, f.value, f.meaning);
@@ -175,6 +230,9 @@ fn kernel(out: &mut String, k: &KernelReport) {
     }
     if let Some(m) = &k.metadata {
         kernel_metadata(out, m);
+    }
+    if let Some(m) = &k.metadata_v2 {
+        kernel_metadata_v2(out, m);
     }
     if let Some(s) = &k.initial_state {
         initial_state(out, s);
@@ -231,6 +289,77 @@ fn kernel_metadata(out: &mut String, m: &Kernel) {
                 "      {:>6} {:>5}  {:<28} {}",
                 a.offset.map_or("?".to_owned(), |v| v.to_string()),
                 a.size.map_or("?".to_owned(), |v| v.to_string()),
+                a.value_kind.as_deref().unwrap_or("?"),
+                a.name.as_deref().unwrap_or("")
+            );
+        }
+    }
+}
+
+/// A V2 kernel's YAML metadata, keys as the YAML names them.
+fn kernel_metadata_v2(out: &mut String, m: &KernelV2) {
+    let _ = writeln!(out, "  metadata (YAML):");
+    let list = |v: &[u64]| v.iter().map(u64::to_string).collect::<Vec<_>>().join(", ");
+    let mut line = |key: &str, v: Option<String>| {
+        if let Some(v) = v {
+            let _ = writeln!(out, "    {key:<28} {v}");
+        }
+    };
+    line("SymbolName", m.symbol_name.clone());
+    line("Language", m.language.clone());
+    line(
+        "LanguageVersion",
+        m.language_version
+            .as_deref()
+            .map(|v| format!("[{}]", list(v))),
+    );
+    if let Some(a) = &m.attrs {
+        line(
+            "Attrs.ReqdWorkGroupSize",
+            a.reqd_work_group_size
+                .as_deref()
+                .map(|v| format!("[{}]", list(v))),
+        );
+        line(
+            "Attrs.WorkGroupSizeHint",
+            a.work_group_size_hint
+                .as_deref()
+                .map(|v| format!("[{}]", list(v))),
+        );
+        line("Attrs.VecTypeHint", a.vec_type_hint.clone());
+        line("Attrs.RuntimeHandle", a.runtime_handle.clone());
+    }
+    if let Some(p) = &m.code_props {
+        let num = |v: Option<u64>| v.map(|n| n.to_string());
+        let flag = |v: Option<bool>| v.map(|b| b.to_string());
+        line("KernargSegmentSize", num(p.kernarg_segment_size));
+        line("KernargSegmentAlign", num(p.kernarg_segment_align));
+        line("GroupSegmentFixedSize", num(p.group_segment_fixed_size));
+        line("PrivateSegmentFixedSize", num(p.private_segment_fixed_size));
+        line("WavefrontSize", num(p.wavefront_size));
+        line("NumSGPRs", num(p.num_sgprs));
+        line("NumVGPRs", num(p.num_vgprs));
+        line("NumSpilledSGPRs", num(p.num_spilled_sgprs));
+        line("NumSpilledVGPRs", num(p.num_spilled_vgprs));
+        line("MaxFlatWorkGroupSize", num(p.max_flat_work_group_size));
+        line("IsDynamicCallStack", flag(p.is_dynamic_call_stack));
+        line("IsXNACKEnabled", flag(p.is_xnack_enabled));
+    } else {
+        line("CodeProps", Some("(absent)".to_owned()));
+    }
+    if !m.args.is_empty() {
+        // V2 arguments carry no offsets: these are computed, each at the
+        // previous end rounded up to its Align.
+        let _ = writeln!(out, "    arguments (offsets computed):");
+        let _ = writeln!(out, "      offset  size align  {:<24} name", "kind");
+        let n = |v: Option<u64>| v.map_or("?".to_owned(), |v| v.to_string());
+        for a in &m.args {
+            let _ = writeln!(
+                out,
+                "      {:>6} {:>5} {:>5}  {:<24} {}",
+                n(a.offset),
+                n(a.size),
+                n(a.align),
                 a.value_kind.as_deref().unwrap_or("?"),
                 a.name.as_deref().unwrap_or("")
             );

@@ -70,16 +70,27 @@ fn assert_bounded(bytes: &[u8]) {
     );
 }
 
-/// A few real objects to mutate: V3 (llc-14), V5, V6 generic, relocatable.
+/// A few real objects to mutate: V3 (llc-14), V5, V6 generic, relocatable,
+/// and code object V2 (llc-14; amd_kernel_code_t, YAML metadata), linked
+/// and relocatable.
 fn seeds() -> Vec<Vec<u8>> {
-    let Some(all) = support::fixtures::all() else {
+    let (Some(mut all), Some(v2)) = (support::fixtures::all(), support::fixtures::v2()) else {
         return Vec::new();
     };
-    let want: [fn(&support::fixtures::Fixture) -> bool; 4] = [
+    all.extend(v2);
+    let want: [fn(&support::fixtures::Fixture) -> bool; 6] = [
         |f| f.cov == 3 && !f.relocatable,
         |f| f.cpu == "gfx90a" && f.cov == 5 && !f.relocatable && f.options.is_empty(),
         |f| f.cpu == "gfx11-generic" && !f.relocatable,
         |f| f.cpu == "gfx1030" && f.relocatable,
+        |f| {
+            f.cov == 2
+                && f.cpu == "gfx900"
+                && !f.relocatable
+                && f.options.is_empty()
+                && f.name.contains("kernels.ll")
+        },
+        |f| f.cov == 2 && f.cpu == "gfx701" && f.relocatable && f.name.contains("initial_state"),
     ];
     want.iter()
         .map(|p| std::fs::read(&all.iter().find(|f| p(f)).expect("seed fixture").path).unwrap())

@@ -156,6 +156,29 @@ fn explain_shows_descriptor_metadata_and_registers() {
 }
 
 #[test]
+fn explain_shows_v2_kernel_code_yaml_metadata_and_registers() {
+    let Some(v2) = support::fixtures::v2() else {
+        return;
+    };
+    // llc-14's gfx900 with xnack: the ISA note says 9.0.1 (gfx901),
+    // amd_kernel_code_t 9.0.0.
+    let f = v2
+        .iter()
+        .find(|f| {
+            f.cpu == "gfx900"
+                && !f.relocatable
+                && f.options.is_empty()
+                && f.name.contains("kernels.ll")
+        })
+        .expect("gfx900 V2 fixture");
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(&f.path, dir.path().join("gfx900_v2.hsaco")).unwrap();
+    let o = run(dir.path(), &["explain", "gfx900_v2.hsaco"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    insta::assert_snapshot!("explain_gfx900_v2", stdout(&o));
+}
+
+#[test]
 fn broken_object_text_report_and_exit_code() {
     let dir = tempfile::tempdir().unwrap();
     let Some(_) = fixture_copy(dir.path(), "bad.hsaco", |o| {

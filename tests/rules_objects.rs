@@ -1,10 +1,11 @@
 //! Rules broken in real code objects.
 //!
-//! Each entry of [`MUTATIONS`] takes a valid object that clang-19 built,
-//! changes it so that it breaks one rule, and expects the oracle to report
-//! that rule id more often than for the unmutated object (other rules may
-//! fire too when one change necessarily breaks several). The unmutated
-//! objects must be clean: no errors and no warnings.
+//! Each entry of [`MUTATIONS`] takes a valid object that clang-19 built
+//! (or, for code object V2, llc-14), changes it so that it breaks one rule,
+//! and expects the oracle to report that rule id more often than for the
+//! unmutated object (other rules may fire too when one change necessarily
+//! breaks several). The unmutated objects must be clean: no errors and no
+//! warnings.
 //!
 //! Every rule of the catalogue except the `smem.` ones (which judge
 //! instruction words, not objects, and are broken in oracle/src/smem tests)
@@ -24,8 +25,8 @@ use std::collections::BTreeMap;
 use support::elfedit::Obj;
 use support::fixtures::{self, Fixture};
 
-/// Which valid object a mutation starts from. All are built from
-/// `kernels.cl` by clang-19.
+/// Which valid object a mutation starts from: built from `kernels.cl` by
+/// clang-19, or (the `V2` bases) from `llvm14/kernels.ll` by llc-14.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Base {
     /// gfx90a, code object V5, linked (ET_DYN); xnack and sramecc "any".
@@ -54,6 +55,13 @@ pub enum Base {
     Gfx1030Wave64V5,
     /// gfx1200 (GFX12) V5, ET_DYN.
     Gfx1200V5,
+    /// Code object V2 from llc-14 (`tests/fixtures/llvm14/kernels.ll`):
+    /// gfx900 with xnack (e_flags 0x12c), ET_DYN.
+    V2Gfx900,
+    /// The same, relocatable (ET_REL).
+    V2Gfx900Rel,
+    /// Code object V2, gfx701 (GFX7, no xnack), ET_DYN.
+    V2Gfx701,
 }
 
 fn pick(all: &[Fixture], base: Base) -> Obj {
@@ -63,7 +71,17 @@ fn pick(all: &[Fixture], base: Base) -> Obj {
             let src = f.name.contains("kernels.cl");
             let plain = src && f.options.is_empty();
             let linked = |cpu: &str, cov: u8| f.cpu == cpu && f.cov == cov && !f.relocatable;
+            let v2 = |cpu: &str, rel: bool| {
+                f.cpu == cpu
+                    && f.cov == 2
+                    && f.relocatable == rel
+                    && f.options.is_empty()
+                    && f.name.contains("kernels.ll")
+            };
             match base {
+                Base::V2Gfx900 => v2("gfx900", false),
+                Base::V2Gfx900Rel => v2("gfx900", true),
+                Base::V2Gfx701 => v2("gfx701", false),
                 Base::Gfx90aV5 => linked("gfx90a", 5) && plain,
                 Base::Gfx90aV5Rel => f.cpu == "gfx90a" && f.cov == 5 && f.relocatable && plain,
                 Base::Gfx1100V5 => linked("gfx1100", 5) && plain,
@@ -694,6 +712,532 @@ pub const MUTATIONS: &[(&str, Base, Mutate)] = &[
             set_key(a, ".offset", Value::UInt(off + 2));
         })
     }),
+    // ---- code object V2 (llc-14 objects; amd_kernel_code_t, "AMD" notes,
+    // YAML metadata)
+    ("note.v2.missing", Base::V2Gfx900, |o| {
+        rewrite_v2_notes(o, |n| n.retain(|r| r.1 != NT_AMD_HSA_CODE_OBJECT_VERSION))
+    }),
+    ("note.v2.isa_name.missing", Base::V2Gfx900, |o| {
+        rewrite_v2_notes(o, |n| n.retain(|r| r.1 != NT_AMD_HSA_ISA_NAME))
+    }),
+    ("note.v2.duplicate", Base::V2Gfx900, |o| {
+        rewrite_v2_notes(o, |n| {
+            let first = n[0].clone();
+            n.push(first)
+        })
+    }),
+    ("note.v2.desc_size", Base::V2Gfx900, |o| {
+        rewrite_v2_notes(o, |n| {
+            let r = n
+                .iter_mut()
+                .find(|r| r.1 == NT_AMD_HSA_CODE_OBJECT_VERSION)
+                .unwrap();
+            r.2.extend([0u8; 4])
+        })
+    }),
+    ("note.v2.code_object_version", Base::V2Gfx900, |o| {
+        v2_note_u32(o, NT_AMD_HSA_CODE_OBJECT_VERSION, 0, 3)
+    }),
+    ("note.v2.hsail", Base::V2Gfx900, |o| {
+        // HSAIL 1.0, profile 3 (no such profile).
+        let mut desc = Vec::new();
+        desc.extend(1u32.to_le_bytes());
+        desc.extend(0u32.to_le_bytes());
+        desc.extend([3, 1, 0, 0]);
+        rewrite_v2_notes(o, |n| n.insert(1, ("AMD".to_owned(), 2, desc)))
+    }),
+    ("note.v2.isa_version.names", Base::V2Gfx900, |o| {
+        // Vendor "AMD\0" becomes "AMX\0".
+        let (at, _) = o.notes("AMD", NT_AMD_HSA_ISA_VERSION)[0];
+        o.set_u8(at + 18, b'X')
+    }),
+    ("note.v2.isa_version.mach", Base::V2Gfx900, |o| {
+        // 9.0.1 (gfx900 with xnack) becomes 9.0.0 (without).
+        v2_note_u32(o, NT_AMD_HSA_ISA_VERSION, 12, 0)
+    }),
+    ("note.v2.isa_name.mach", Base::V2Gfx900, |o| {
+        rewrite_v2_notes(o, |n| {
+            let r = n.iter_mut().find(|r| r.1 == NT_AMD_HSA_ISA_NAME).unwrap();
+            r.2 = b"amdgcn-amd-amdhsa--gfx900".to_vec()
+        })
+    }),
+    ("note.v2.pal_metadata", Base::V2Gfx900, |o| {
+        rewrite_v2_notes(o, |n| n.push(("AMD".to_owned(), 12, vec![0u8; 12])))
+    }),
+    ("metadata.v2.decode", Base::V2Gfx900, |o| {
+        rewrite_yaml(o, |t| yaml_one(t, "[ 1, 0 ]", "[ 1, 0"))
+    }),
+    ("metadata.v2.yaml_unsupported", Base::V2Gfx900, |o| {
+        rewrite_yaml(o, |t| {
+            yaml_one(
+                t,
+                "Name:            group_ids_yz\n",
+                "Name:            &a group_ids_yz\n",
+            )
+        })
+    }),
+    ("metadata.v2.nul_terminated", Base::V2Gfx900, |o| {
+        rewrite_yaml(o, |t| format!("{t}\0\0"))
+    }),
+    ("metadata.v2.root_not_map", Base::V2Gfx900, |o| {
+        rewrite_yaml(o, |_| "---\n- a\n...\n".to_owned())
+    }),
+    ("metadata.v2.missing_key", Base::V2Gfx900, |o| {
+        rewrite_yaml(o, |t| yaml_one(t, "Version:         [ 1, 0 ]\n", ""))
+    }),
+    ("metadata.v2.kernel.missing_key", Base::V2Gfx900, |o| {
+        rewrite_yaml(o, |t| {
+            yaml_one(t, "    SymbolName:      'lds_sum@kd'\n", "")
+        })
+    }),
+    ("metadata.v2.arg.missing_key", Base::V2Gfx900, |o| {
+        rewrite_yaml(o, |t| yaml_one(t, "        Align:           1\n", ""))
+    }),
+    ("metadata.v2.code_props.missing_key", Base::V2Gfx900, |o| {
+        rewrite_yaml(o, |t| yaml_nth(t, "      WavefrontSize:   64\n", 0, ""))
+    }),
+    (
+        "metadata.v2.kernel.code_props_missing",
+        Base::V2Gfx900,
+        |o| {
+            rewrite_yaml(o, |t| {
+                let at = t.rfind("    CodeProps:").unwrap();
+                format!("{}...\n", &t[..at])
+            })
+        },
+    ),
+    ("metadata.v2.value.type", Base::V2Gfx900, |o| {
+        rewrite_yaml(o, |t| {
+            yaml_one(t, "NumSGPRs:        23", "NumSGPRs:        [ 23 ]")
+        })
+    }),
+    ("metadata.v2.value.range", Base::V2Gfx900, |o| {
+        rewrite_yaml(o, |t| {
+            yaml_one(t, "NumSGPRs:        23", "NumSGPRs:        65536")
+        })
+    }),
+    ("metadata.v2.value.enum", Base::V2Gfx900, |o| {
+        rewrite_yaml(o, |t| {
+            yaml_one(t, "AddrSpaceQual:   Constant", "AddrSpaceQual:   constant")
+        })
+    }),
+    ("metadata.v2.value.scalar_style", Base::V2Gfx900, |o| {
+        rewrite_yaml(o, |t| {
+            yaml_one(t, "NumVGPRs:        9", "NumVGPRs:        '9'")
+        })
+    }),
+    ("metadata.v2.value.length", Base::V2Gfx900, |o| {
+        rewrite_yaml(o, |t| {
+            yaml_one(
+                t,
+                "    SymbolName:      'group_ids_yz@kd'\n",
+                "    SymbolName:      'group_ids_yz@kd'\n    LanguageVersion: [ 2 ]\n",
+            )
+        })
+    }),
+    ("metadata.v2.duplicate_key", Base::V2Gfx900, |o| {
+        rewrite_yaml(o, |t| {
+            yaml_one(
+                t,
+                "NumSGPRs:        9\n",
+                "NumSGPRs:        9\n      NumSGPRs:        9\n",
+            )
+        })
+    }),
+    ("metadata.v2.key.unknown", Base::V2Gfx900, |o| {
+        rewrite_yaml(o, |t| {
+            yaml_one(
+                t,
+                "Version:         [ 1, 0 ]\n",
+                "Version:         [ 1, 0 ]\nFoo:             1\n",
+            )
+        })
+    }),
+    ("metadata.v2.version", Base::V2Gfx900, |o| {
+        rewrite_yaml(o, |t| yaml_one(t, "[ 1, 0 ]", "[ 1, 1 ]"))
+    }),
+    ("metadata.v2.printf.format", Base::V2Gfx900, |o| {
+        rewrite_yaml(o, |t| {
+            yaml_one(
+                t,
+                "Version:         [ 1, 0 ]\n",
+                "Version:         [ 1, 0 ]\nPrintf:\n  - 'x:1:4:%d'\n",
+            )
+        })
+    }),
+    ("metadata.v2.kernel.duplicate", Base::V2Gfx900, |o| {
+        rewrite_yaml(o, |t| {
+            yaml_one(
+                t,
+                "Name:            lds_sum\n    SymbolName:      'lds_sum@kd'",
+                "Name:            group_ids_yz\n    SymbolName:      'group_ids_yz@kd'",
+            )
+        })
+    }),
+    ("metadata.v2.kernel.symbol_name", Base::V2Gfx900, |o| {
+        rewrite_yaml(o, |t| yaml_one(t, "'lds_sum@kd'", "lds_sum"))
+    }),
+    (
+        "metadata.v2.kernel.reqd_work_group_size",
+        Base::V2Gfx900,
+        |o| rewrite_yaml(o, |t| insert_attrs(t, "[ 64, 0, 1 ]")),
+    ),
+    (
+        "metadata.v2.kernel.reqd_work_group_size_limit",
+        Base::V2Gfx900,
+        |o| {
+            // 512 work-items, but MaxFlatWorkGroupSize is 256.
+            rewrite_yaml(o, |t| insert_attrs(t, "[ 64, 8, 1 ]"))
+        },
+    ),
+    (
+        "metadata.v2.code_props.kernarg_segment_align",
+        Base::V2Gfx900,
+        |o| {
+            rewrite_yaml(o, |t| {
+                yaml_one(t, "KernargSegmentAlign: 16", "KernargSegmentAlign: 12")
+            })
+        },
+    ),
+    (
+        "metadata.v2.code_props.wavefront_size",
+        Base::V2Gfx900,
+        |o| {
+            rewrite_yaml(o, |t| {
+                yaml_nth(t, "WavefrontSize:   64", 0, "WavefrontSize:   48")
+            })
+        },
+    ),
+    (
+        "metadata.v2.code_props.max_flat_work_group_size",
+        Base::V2Gfx900,
+        |o| {
+            rewrite_yaml(o, |t| {
+                yaml_nth(
+                    t,
+                    "MaxFlatWorkGroupSize: 256",
+                    0,
+                    "MaxFlatWorkGroupSize: 2048",
+                )
+            })
+        },
+    ),
+    ("metadata.v2.code_props.xnack", Base::V2Gfx900, |o| {
+        rewrite_yaml(o, |t| {
+            yaml_nth(t, "IsXNACKEnabled:  true", 0, "IsXNACKEnabled:  false")
+        })
+    }),
+    ("metadata.v2.arg.align", Base::V2Gfx900, |o| {
+        rewrite_yaml(o, |t| {
+            yaml_one(
+                t,
+                "        Align:           1\n",
+                "        Align:           3\n",
+            )
+        })
+    }),
+    (
+        "metadata.v2.arg.align_exceeds_segment",
+        Base::V2Gfx900,
+        |o| {
+            rewrite_yaml(o, |t| {
+                yaml_one(t, "Align:           16", "Align:           32")
+            })
+        },
+    ),
+    ("metadata.v2.arg.pointee_align", Base::V2Gfx900, |o| {
+        rewrite_yaml(o, |t| {
+            yaml_one(t, "PointeeAlign:    1", "PointeeAlign:    3")
+        })
+    }),
+    ("metadata.v2.arg.value_type", Base::V2Gfx900, |o| {
+        rewrite_yaml(o, |t| {
+            yaml_nth(
+                t,
+                "        ValueKind:       ByValue\n",
+                0,
+                "        ValueKind:       ByValue\n        ValueType:       I8\n",
+            )
+        })
+    }),
+    ("metadata.v2.arg.key_kind", Base::V2Gfx900, |o| {
+        rewrite_yaml(o, |t| {
+            yaml_nth(
+                t,
+                "        ValueKind:       GlobalBuffer\n",
+                0,
+                "        ValueKind:       GlobalBuffer\n        PointeeAlign:    4\n",
+            )
+        })
+    }),
+    ("metadata.v2.arg.address_space", Base::V2Gfx900, |o| {
+        rewrite_yaml(o, |t| {
+            yaml_one(t, "AddrSpaceQual:   Local", "AddrSpaceQual:   Global")
+        })
+    }),
+    ("metadata.v2.arg.kind_size", Base::V2Gfx900, |o| {
+        // group_ids_yz's global buffer `out` shrinks to 4 bytes.
+        rewrite_yaml(o, |t| {
+            yaml_nth(
+                t,
+                "        Size:            8\n        Align:           8\n        ValueKind:       GlobalBuffer\n",
+                0,
+                "        Size:            4\n        Align:           8\n        ValueKind:       GlobalBuffer\n",
+            )
+        })
+    }),
+    ("metadata.v2.arg.misaligned", Base::V2Gfx900, |o| {
+        // A 4-byte argument before lds_sum's first global buffer, whose
+        // Align becomes 4: the buffer lands at offset 4.
+        rewrite_yaml(o, |t| {
+            yaml_one(
+                t,
+                "      - Name:            in\n        Size:            8\n        Align:           8\n",
+                "      - Name:            pad\n        Size:            4\n        Align:           4\n        ValueKind:       ByValue\n      - Name:            in\n        Size:            8\n        Align:           4\n",
+            )
+        })
+    }),
+    ("metadata.v2.arg.out_of_bounds", Base::V2Gfx900, |o| {
+        rewrite_yaml(o, |t| {
+            yaml_one(t, "KernargSegmentSize: 20", "KernargSegmentSize: 16")
+        })
+    }),
+    ("metadata.v2.arg.hidden_layout", Base::V2Gfx900, |o| {
+        // group_ids_yz gets one hidden argument, HiddenGlobalOffsetY where
+        // LLVM puts HiddenGlobalOffsetX first.
+        rewrite_yaml(o, |t| {
+            yaml_one(
+                t,
+                "        AddrSpaceQual:   Global\n    CodeProps:\n      KernargSegmentSize: 8\n      ",
+                "        AddrSpaceQual:   Global\n      - Size:            8\n        Align:           8\n        ValueKind:       HiddenGlobalOffsetY\n    CodeProps:\n      KernargSegmentSize: 16\n      ",
+            )
+        })
+    }),
+    ("symbol.v2.kernel.section", Base::V2Gfx900, |o| {
+        let note = o.section(".note").index as u16;
+        let s = o.symbol(V2_LDS);
+        o.set_u16(s.at + 6, note)
+    }),
+    ("symbol.v2.kernel.duplicate", Base::V2Gfx900, |o| {
+        let name = o.u32(o.symbol(V2_YZ).at);
+        let s = o.symbol(V2_LDS);
+        o.set_u32(s.at, name)
+    }),
+    ("symbol.v2.entry", Base::V2Gfx900, |o| {
+        // 64 KiB past the amd_kernel_code_t: 256-byte aligned, but past
+        // the end of .text.
+        kc_u64(o, V2_ARGS, KC_ENTRY_OFFSET, 0x10000)
+    }),
+    ("symbol.v2.entry", Base::V2Gfx900Rel, |o| {
+        let t = o.section(".text");
+        o.set_u64(t.hdr + 48, 16)
+    }),
+    ("symbol.v2.kernel.not_in_metadata", Base::V2Gfx900, |o| {
+        rewrite_yaml(o, |t| {
+            yaml_one(
+                t,
+                "Name:            lds_sum\n    SymbolName:      'lds_sum@kd'",
+                "Name:            lds_sum2\n    SymbolName:      'lds_sum2@kd'",
+            )
+        })
+    }),
+    ("symbol.v2.metadata_kernel.no_symbol", Base::V2Gfx900, |o| {
+        // lds_sum becomes an STT_FUNC symbol.
+        let s = o.symbol(V2_LDS);
+        o.set_u8(s.at + 4, (s.info & 0xf0) | 2)
+    }),
+    ("code.version_major", Base::V2Gfx900, |o| {
+        kc_u32(o, V2_YZ, KC_VERSION_MAJOR, |_| 2)
+    }),
+    ("code.machine_kind", Base::V2Gfx900, |o| {
+        kc_u16(o, V2_YZ, KC_MACHINE_KIND, |_| 0)
+    }),
+    ("code.machine_version", Base::V2Gfx900, |o| {
+        // The stepping of the ISA note (9.0.1), which amd_kernel_code_t
+        // does not take.
+        kc_u16(o, V2_YZ, KC_MACHINE_STEPPING, |_| 1)
+    }),
+    ("code.entry_offset.inside", Base::V2Gfx900, |o| {
+        kc_u64(o, V2_YZ, KC_ENTRY_OFFSET, 0)
+    }),
+    ("code.entry_offset.alignment", Base::V2Gfx900, |o| {
+        kc_u64(o, V2_YZ, KC_ENTRY_OFFSET, 0x180)
+    }),
+    ("code.address_alignment", Base::V2Gfx900, |o| {
+        // The symbol moves 16 bytes into its amd_kernel_code_t.
+        let s = o.symbol(V2_LDS);
+        o.set_u64(s.at + 8, s.value + 16)
+    }),
+    ("code.max_scratch_backing_memory", Base::V2Gfx900, |o| {
+        kc_u64(o, V2_YZ, KC_MAX_SCRATCH, 4096)
+    }),
+    ("code.rsrc1.priority", Base::V2Gfx900, |o| {
+        kc_u32(o, V2_YZ, KC_RSRC1, |v| v | 1 << 10)
+    }),
+    ("code.rsrc1.priv", Base::V2Gfx900, |o| {
+        kc_u32(o, V2_YZ, KC_RSRC1, |v| v | 1 << 20)
+    }),
+    ("code.rsrc1.debug_mode", Base::V2Gfx900, |o| {
+        kc_u32(o, V2_YZ, KC_RSRC1, |v| v | 1 << 22)
+    }),
+    ("code.rsrc1.bulky", Base::V2Gfx900, |o| {
+        kc_u32(o, V2_YZ, KC_RSRC1, |v| v | 1 << 24)
+    }),
+    ("code.rsrc1.cdbg_user", Base::V2Gfx900, |o| {
+        kc_u32(o, V2_YZ, KC_RSRC1, |v| v | 1 << 25)
+    }),
+    ("code.rsrc1.reserved", Base::V2Gfx900, |o| {
+        kc_u32(o, V2_YZ, KC_RSRC1, |v| v | 1 << 27)
+    }),
+    ("code.rsrc1.reserved", Base::V2Gfx701, |o| {
+        // FP16_OVFL is reserved before GFX9.
+        kc_u32(o, V2_YZ, KC_RSRC1, |v| v | 1 << 26)
+    }),
+    ("code.rsrc2.trap_handler", Base::V2Gfx900, |o| {
+        kc_u32(o, V2_YZ, KC_RSRC2, |v| v | 1 << 6)
+    }),
+    ("code.rsrc2.granulated_lds_size", Base::V2Gfx900, |o| {
+        kc_u32(o, V2_LDS, KC_RSRC2, |v| v | 1 << 15)
+    }),
+    ("code.rsrc2.reserved", Base::V2Gfx900, |o| {
+        kc_u32(o, V2_YZ, KC_RSRC2, |v| v | 1 << 31)
+    }),
+    ("code.properties.reserved", Base::V2Gfx900, |o| {
+        kc_u32(o, V2_YZ, KC_PROPERTIES, |v| v | 1 << 11)
+    }),
+    ("code.properties.wavefront_size32", Base::V2Gfx900, |o| {
+        kc_u32(o, V2_YZ, KC_PROPERTIES, |v| v | 1 << 10)
+    }),
+    ("code.private_element_size", Base::V2Gfx900, |o| {
+        // 4 bytes (1) becomes 8 (2).
+        kc_u32(o, V2_YZ, KC_PROPERTIES, |v| (v & !(3 << 17)) | 2 << 17)
+    }),
+    ("code.is_ptr64", Base::V2Gfx900, |o| {
+        kc_u32(o, V2_YZ, KC_PROPERTIES, |v| v & !(1 << 19))
+    }),
+    ("code.xnack", Base::V2Gfx900, |o| {
+        kc_u32(o, V2_YZ, KC_PROPERTIES, |v| v & !(1 << 22))
+    }),
+    ("code.xnack", Base::V2Gfx701, |o| {
+        kc_u32(o, V2_YZ, KC_PROPERTIES, |v| v | 1 << 22)
+    }),
+    ("code.debug_sgprs", Base::V2Gfx900, |o| {
+        kc_u16(o, V2_YZ, KC_DEBUG_PRIVATE_SEGMENT_BUFFER_SGPR, |_| 8)
+    }),
+    ("code.reserved_vgpr_first", Base::V2Gfx900, |o| {
+        kc_u16(o, V2_YZ, KC_RESERVED_VGPR_FIRST, |_| 3)
+    }),
+    ("code.reserved_sgpr_first", Base::V2Gfx900, |o| {
+        kc_u16(o, V2_YZ, KC_RESERVED_SGPR_FIRST, |_| 3)
+    }),
+    ("code.segment_alignment", Base::V2Gfx900, |o| {
+        kc_u8(o, V2_YZ, KC_GROUP_SEGMENT_ALIGNMENT, 2)
+    }),
+    ("code.wavefront_size", Base::V2Gfx900, |o| {
+        kc_u8(o, V2_YZ, KC_WAVEFRONT_SIZE, 5)
+    }),
+    ("code.granulated_sgpr_count", Base::V2Gfx900, |o| {
+        kc_u16(o, V2_YZ, KC_SGPR_COUNT, |_| 200)
+    }),
+    ("code.granulated_vgpr_count", Base::V2Gfx900, |o| {
+        kc_u16(o, V2_YZ, KC_VGPR_COUNT, |_| 250)
+    }),
+    ("code.scratch_en", Base::V2Gfx900, |o| {
+        kc_u32(o, V2_SCRATCH, KC_RSRC2, |v| v & !1)
+    }),
+    ("code.group_segment_size", Base::V2Gfx900, |o| {
+        kc_u32(o, V2_LDS, KC_GROUP_SEGMENT_SIZE, |_| 0x20000)
+    }),
+    ("code.runtime_loader_kernel_symbol", Base::V2Gfx900, |o| {
+        kc_u64(o, V2_YZ, KC_RUNTIME_LOADER_KERNEL_SYMBOL, 0x1000)
+    }),
+    ("code.reserved_bytes", Base::V2Gfx900, |o| {
+        kc_u8(o, V2_YZ, KC_RESERVED3 + 2, 1)
+    }),
+    ("code.control_directives.reserved", Base::V2Gfx900, |o| {
+        kc_u8(o, V2_YZ, KC_CONTROL_DIRECTIVES + 72, 1)
+    }),
+    ("code.metadata.kernarg_segment_size", Base::V2Gfx900, |o| {
+        kc_u64(o, V2_YZ, KC_KERNARG_SEGMENT_SIZE, 24)
+    }),
+    ("code.metadata.kernarg_segment_align", Base::V2Gfx900, |o| {
+        // many_args: 16 in both; the metadata now asks for 32.
+        rewrite_yaml(o, |t| {
+            yaml_one(t, "KernargSegmentAlign: 16", "KernargSegmentAlign: 32")
+        })
+    }),
+    (
+        "code.metadata.group_segment_fixed_size",
+        Base::V2Gfx900,
+        |o| kc_u32(o, V2_LDS, KC_GROUP_SEGMENT_SIZE, |_| 2048),
+    ),
+    (
+        "code.metadata.private_segment_fixed_size",
+        Base::V2Gfx900,
+        |o| kc_u32(o, V2_SCRATCH, KC_PRIVATE_SEGMENT_SIZE, |_| 300),
+    ),
+    ("code.metadata.wavefront_size", Base::V2Gfx900, |o| {
+        rewrite_yaml(o, |t| {
+            yaml_nth(t, "WavefrontSize:   64", 0, "WavefrontSize:   32")
+        })
+    }),
+    ("code.metadata.sgpr_count", Base::V2Gfx900, |o| {
+        rewrite_yaml(o, |t| {
+            yaml_one(t, "NumSGPRs:        9\n", "NumSGPRs:        10\n")
+        })
+    }),
+    ("code.metadata.vgpr_count", Base::V2Gfx900, |o| {
+        rewrite_yaml(o, |t| {
+            yaml_one(t, "NumVGPRs:        3\n", "NumVGPRs:        4\n")
+        })
+    }),
+    ("code.metadata.dynamic_call_stack", Base::V2Gfx900, |o| {
+        rewrite_yaml(o, |t| {
+            yaml_nth(
+                t,
+                "      IsXNACKEnabled:  true\n",
+                0,
+                "      IsDynamicCallStack: true\n      IsXNACKEnabled:  true\n",
+            )
+        })
+    }),
+    ("code.metadata.xnack", Base::V2Gfx701, |o| {
+        rewrite_yaml(o, |t| {
+            yaml_nth(
+                t,
+                "      MaxFlatWorkGroupSize: 256\n",
+                0,
+                "      MaxFlatWorkGroupSize: 256\n      IsXNACKEnabled:  true\n",
+            )
+        })
+    }),
+    ("code.note.isa_version", Base::V2Gfx900, |o| {
+        // No processor in e_flags; the ISA note still names gfx900 (9.0.1,
+        // with xnack), and amd_kernel_code_t now says 9.0.2.
+        let f = o.u32(48);
+        o.set_u32(48, f & !0xff);
+        kc_u16(o, V2_YZ, KC_MACHINE_STEPPING, |_| 2)
+    }),
+    (
+        "sgpr.grid_workgroup_count.unsupported",
+        Base::V2Gfx900,
+        |o| {
+            // Grid work-group count X, with USER_SGPR_COUNT raised to match.
+            kc_u32(o, V2_YZ, KC_PROPERTIES, |v| v | 1 << 7);
+            kc_u32(o, V2_YZ, KC_RSRC2, |v| {
+                with_user_sgprs(v, user_sgprs(v) + 1)
+            })
+        },
+    ),
+    (
+        "sgpr.grid_workgroup_count.not_initialized",
+        Base::V2Gfx900,
+        |o| {
+            // Every user SGPR enable: 18 requested, 16 initialized.
+            kc_u32(o, V2_YZ, KC_PROPERTIES, |v| v | 0x3ff);
+            kc_u32(o, V2_YZ, KC_RSRC2, |v| with_user_sgprs(v, 16))
+        },
+    ),
 ];
 
 /// Kernels of `kernels.cl` the mutations edit.
@@ -714,6 +1258,151 @@ const KD_PRELOAD: usize = 58;
 
 /// Rules no real object can be mutated to break, with the reason. Every
 /// other rule of the catalogue must have an entry in [`MUTATIONS`].
+/// Kernels of `tests/fixtures/llvm14/kernels.ll` (llc-14 V2 objects) the
+/// mutations edit.
+const V2_YZ: &str = "group_ids_yz";
+const V2_LDS: &str = "lds_sum";
+const V2_SCRATCH: &str = "scratch_index";
+const V2_ARGS: &str = "many_args";
+
+/// Byte offsets of `amd_kernel_code_t` fields.
+const KC_VERSION_MAJOR: usize = 0;
+const KC_MACHINE_KIND: usize = 8;
+const KC_MACHINE_STEPPING: usize = 14;
+const KC_ENTRY_OFFSET: usize = 16;
+const KC_MAX_SCRATCH: usize = 40;
+const KC_RSRC1: usize = 48;
+const KC_RSRC2: usize = 52;
+const KC_PROPERTIES: usize = 56;
+const KC_PRIVATE_SEGMENT_SIZE: usize = 60;
+const KC_GROUP_SEGMENT_SIZE: usize = 64;
+const KC_KERNARG_SEGMENT_SIZE: usize = 72;
+const KC_SGPR_COUNT: usize = 84;
+const KC_VGPR_COUNT: usize = 86;
+const KC_RESERVED_VGPR_FIRST: usize = 88;
+const KC_RESERVED_SGPR_FIRST: usize = 92;
+const KC_DEBUG_PRIVATE_SEGMENT_BUFFER_SGPR: usize = 98;
+const KC_GROUP_SEGMENT_ALIGNMENT: usize = 101;
+const KC_WAVEFRONT_SIZE: usize = 103;
+const KC_RESERVED3: usize = 108;
+const KC_RUNTIME_LOADER_KERNEL_SYMBOL: usize = 120;
+const KC_CONTROL_DIRECTIVES: usize = 128;
+
+/// V2 note types (owner "AMD").
+const NT_AMD_HSA_CODE_OBJECT_VERSION: u32 = 1;
+const NT_AMD_HSA_ISA_VERSION: u32 = 3;
+const NT_AMD_HSA_METADATA: u32 = 10;
+const NT_AMD_HSA_ISA_NAME: u32 = 11;
+
+/// File offset of V2 kernel `kernel`'s `amd_kernel_code_t` (the value of
+/// its `STT_AMDGPU_HSA_KERNEL` symbol).
+fn code_at(o: &Obj, kernel: &str) -> usize {
+    let s = o.symbol(kernel);
+    assert_eq!(s.info & 0xf, 10, "{kernel} is not STT_AMDGPU_HSA_KERNEL");
+    o.sym_offset(&s)
+}
+
+fn kc_u32(o: &mut Obj, kernel: &str, field: usize, f: impl FnOnce(u32) -> u32) {
+    let at = code_at(o, kernel) + field;
+    let v = o.u32(at);
+    o.set_u32(at, f(v))
+}
+
+fn kc_u16(o: &mut Obj, kernel: &str, field: usize, f: impl FnOnce(u16) -> u16) {
+    let at = code_at(o, kernel) + field;
+    let v = o.u16(at);
+    o.set_u16(at, f(v))
+}
+
+fn kc_u8(o: &mut Obj, kernel: &str, field: usize, v: u8) {
+    let at = code_at(o, kernel) + field;
+    o.set_u8(at, v)
+}
+
+fn kc_u64(o: &mut Obj, kernel: &str, field: usize, v: u64) {
+    let at = code_at(o, kernel) + field;
+    o.set_u64(at, v)
+}
+
+/// One note record: owner, type, description.
+type NoteRecord = (String, u32, Vec<u8>);
+
+/// The records of the `.note` section, in order.
+fn note_records(o: &Obj) -> Vec<NoteRecord> {
+    let s = o.section(".note");
+    let mut out = Vec::new();
+    let mut pos = s.offset as usize;
+    let end = pos + s.size as usize;
+    while pos + 12 <= end {
+        let namesz = o.u32(pos) as usize;
+        let descsz = o.u32(pos + 4) as usize;
+        let n_type = o.u32(pos + 8);
+        let name = &o.bytes[pos + 12..pos + 12 + namesz];
+        let name = String::from_utf8(name.strip_suffix(b"\0").unwrap_or(name).to_vec()).unwrap();
+        let d = pos + 12 + namesz.div_ceil(4) * 4;
+        out.push((name, n_type, o.bytes[d..d + descsz].to_vec()));
+        pos = d + descsz.div_ceil(4) * 4;
+    }
+    out
+}
+
+/// Lets `f` change the note records and writes them back as the `.note`
+/// section.
+fn rewrite_v2_notes(o: &mut Obj, f: impl FnOnce(&mut Vec<NoteRecord>)) {
+    let mut notes = note_records(o);
+    f(&mut notes);
+    let mut section = Vec::new();
+    for (name, n_type, desc) in &notes {
+        section.extend(Obj::note(name, *n_type, desc));
+    }
+    o.replace_section(".note", &section)
+}
+
+/// Rewrites the 32-bit word at byte `at` of the first "AMD" note of
+/// type `n_type`, in place.
+fn v2_note_u32(o: &mut Obj, n_type: u32, at: usize, v: u32) {
+    let (desc, _) = o.notes("AMD", n_type)[0];
+    o.set_u32(desc + at, v)
+}
+
+/// Lets `f` rewrite the YAML text of the V2 metadata note.
+fn rewrite_yaml(o: &mut Obj, f: impl FnOnce(&str) -> String) {
+    rewrite_v2_notes(o, |notes| {
+        let r = notes
+            .iter_mut()
+            .find(|r| r.0 == "AMD" && r.1 == NT_AMD_HSA_METADATA)
+            .expect("V2 metadata note");
+        let text = String::from_utf8(r.2.clone()).expect("YAML is UTF-8");
+        r.2 = f(&text).into_bytes();
+    })
+}
+
+/// `text` with occurrence `n` (0-based) of `pat`, which must exist,
+/// replaced by `with`.
+fn yaml_nth(text: &str, pat: &str, n: usize, with: &str) -> String {
+    let (at, _) = text
+        .match_indices(pat)
+        .nth(n)
+        .unwrap_or_else(|| panic!("no occurrence {n} of {pat:?} in the V2 metadata"));
+    format!("{}{with}{}", &text[..at], &text[at + pat.len()..])
+}
+
+/// `text` with the only occurrence of `pat` replaced by `with`.
+fn yaml_one(text: &str, pat: &str, with: &str) -> String {
+    assert_eq!(text.matches(pat).count(), 1, "{pat:?} is not unique");
+    yaml_nth(text, pat, 0, with)
+}
+
+/// Gives group_ids_yz an `Attrs` map with `ReqdWorkGroupSize: size`.
+fn insert_attrs(text: &str, size: &str) -> String {
+    let line = "    SymbolName:      'group_ids_yz@kd'\n";
+    yaml_one(
+        text,
+        line,
+        &format!("{line}    Attrs:\n      ReqdWorkGroupSize: {size}\n"),
+    )
+}
+
 const EXCLUDED: &[(&str, &str)] = &[];
 
 /// File offset of the `n`th PT_LOAD program header.
@@ -923,7 +1612,10 @@ fn every_rule_has_an_object_mutation() {
 
 #[test]
 fn mutations_break_their_rule_and_bases_are_clean() {
-    let Some(all) = fixtures::all() else { return };
+    let (Some(mut all), Some(v2)) = (fixtures::all(), fixtures::v2()) else {
+        return;
+    };
+    all.extend(v2);
     let bases = bases(&all);
     for (b, o) in &bases {
         let r = check_object(&o.bytes);

@@ -80,9 +80,13 @@ pub fn catalogue() -> impl Iterator<Item = &'static Rule> {
         crate::elf::RULES,
         crate::notes::RULES,
         crate::metadata::RULES,
+        crate::metadata_v2::RULES,
         crate::symbols::RULES,
         crate::kd::RULES,
+        crate::kernel_code::RULES,
+        crate::check::RULES,
         crate::sgpr::RULES,
+        crate::sgpr::v2::RULES,
         crate::smem::RULES,
         crate::smem::exec::RULES,
     ]

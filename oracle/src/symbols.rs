@@ -1,9 +1,14 @@
 //! Symbols of a code object: kernel descriptor symbols (`NAME.kd`), kernel
-//! entry symbols, and how a descriptor's entry offset resolves to code.
+//! entry symbols, and how a descriptor's entry offset resolves to code;
+//! for code object V2, the `STT_AMDGPU_HSA_KERNEL` symbols that mark each
+//! kernel's `amd_kernel_code_t` ([`v2_kernels`], [`check_entry_v2`]).
 //!
 //! Sources: amdgpu-usage.rst "Symbols" and "Kernel Descriptor"
 //! (kernel_code_entry_byte_offset); amdgpu-usage.rst "Relocation Records"
-//! (`R_AMDGPU_REL64` in relocatable objects).
+//! (`R_AMDGPU_REL64` in relocatable objects); rocm-code-object-format.rst
+//! "AMD Kernel Code Object amd_kernel_code_t" and llc-14 V2 output (in V2
+//! the kernel symbol's value is the address of its `amd_kernel_code_t` in
+//! `.text`, and its size covers the structure and the code after it).
 
 use crate::elf::{self, Elf, Section, ET_REL, SHT_DYNSYM, SHT_RELA, SHT_SYMTAB};
 use crate::metadata::FastHash;
@@ -54,6 +59,21 @@ crate::declare_rules! {
     METADATA_KERNEL_NO_KD = (Error, "symbol.metadata_kernel.no_kd",
         "Every metadata kernel's .symbol names a kernel descriptor symbol in the symbol table.",
         "amdgpu-usage.rst: Code Object V3 Metadata (.symbol)");
+    V2_KERNEL_SECTION = (Error, "symbol.v2.kernel.section",
+        "Code object V2: a kernel symbol (STT_AMDGPU_HSA_KERNEL) is defined in an allocated, executable section with file bytes (.text), and the 256-byte amd_kernel_code_t at its value lies inside that section.",
+        "rocm-code-object-format.rst: AMD Kernel Code Object amd_kernel_code_t; ROCR-Runtime src/loader/executable.cpp (reads the amd_kernel_code_t at the STT_AMDGPU_HSA_KERNEL symbol); llc-14 --amdhsa-code-object-version=2");
+    V2_KERNEL_DUPLICATE = (Error, "symbol.v2.kernel.duplicate",
+        "Code object V2: each kernel symbol (STT_AMDGPU_HSA_KERNEL) name is defined once: runtimes look kernels up by it.",
+        "ELF gABI: Symbol Table; ROCR-Runtime src/loader/executable.cpp");
+    V2_ENTRY = (Error, "symbol.v2.entry",
+        "Code object V2: the kernel's entry (the amd_kernel_code_t address plus kernel_code_entry_byte_offset) lies inside the kernel symbol's executable section; in a relocatable object that section is aligned to a multiple of 256, so linking keeps the entry 256-byte aligned.",
+        "rocm-code-object-format.rst: AMD Kernel Code Object amd_kernel_code_t (kernel_code_entry_byte_offset); llc-14 --amdhsa-code-object-version=2 (.text aligned to 256)");
+    V2_KERNEL_NOT_IN_METADATA = (Error, "symbol.v2.kernel.not_in_metadata",
+        "Code object V2: every kernel symbol (STT_AMDGPU_HSA_KERNEL) is the Name of a kernel in the NT_AMD_HSA_METADATA metadata (the metadata is how runtimes learn the kernel's arguments).",
+        "amdgpu-usage.rst: Code Object V2 Metadata (Kernels); llvm/lib/Target/AMDGPU/AMDGPUHSAMetadataStreamer.cpp (MetadataStreamerYamlV2::emitKernel)");
+    V2_METADATA_KERNEL_NO_SYMBOL = (Error, "symbol.v2.metadata_kernel.no_symbol",
+        "Code object V2: every metadata kernel's Name is a kernel symbol of type STT_AMDGPU_HSA_KERNEL in the symbol table (SymbolName, Name@kd, names no ELF symbol).",
+        "amdgpu-usage.rst: Code Object V2 Metadata (Kernels); llc-14 --amdhsa-code-object-version=2");
 }
 
 /// `STT_OBJECT`.
@@ -466,6 +486,135 @@ fn check_entry_rel(
             format!("kernel entry at section offset {target:#x} is not 256-byte aligned"),
         );
     }
+}
+
+/// A code object V2 kernel as the symbol table shows it.
+#[derive(Debug, Clone)]
+pub struct V2KernelSymbol<'a> {
+    /// Kernel name: the symbol's name, which the metadata calls `Name`.
+    pub name: &'a str,
+    /// The `STT_AMDGPU_HSA_KERNEL` symbol.
+    pub symbol: Symbol<'a>,
+    /// File offset of the 256-byte `amd_kernel_code_t`, when it lies inside
+    /// its section and the file.
+    pub code_offset: Option<u64>,
+}
+
+/// Size of the `amd_kernel_code_t` the V2 kernel symbol points at.
+const KERNEL_CODE_BYTES: u64 = 256;
+
+/// Finds the kernels of a code object V2 (every `STT_AMDGPU_HSA_KERNEL`
+/// symbol, first definition of each name) and checks where their
+/// `amd_kernel_code_t` lies.
+pub fn v2_kernels<'a>(
+    elf: &Elf<'_>,
+    syms: &Symbols<'a>,
+    sink: &mut Sink,
+) -> Vec<V2KernelSymbol<'a>> {
+    let mut out = Vec::new();
+    let mut seen: HashSet<&str, FastHash> = HashSet::default();
+    for s in syms
+        .symbols
+        .iter()
+        .filter(|s| s.sym_type == STT_AMDGPU_HSA_KERNEL)
+    {
+        sink.set_kernel(Some(s.name));
+        if !seen.insert(s.name) {
+            sink.report(
+                &V2_KERNEL_DUPLICATE,
+                format!(
+                    "kernel symbol '{}' (symbol {}) is defined more than once",
+                    s.name, s.index
+                ),
+            );
+            continue;
+        }
+        let mut code_offset = None;
+        match section_of(elf, s) {
+            Some(sec) if sec.is_code() && sec.sh_type != elf::SHT_NOBITS => {
+                let off = elf.addr_to_offset(s.shndx as usize, s.value);
+                let inside = off.is_some_and(|o| {
+                    o.checked_add(KERNEL_CODE_BYTES)
+                        .is_some_and(|e| e <= sec.offset.saturating_add(sec.size))
+                        && elf::range(elf.data, o, KERNEL_CODE_BYTES).is_some()
+                });
+                if inside {
+                    code_offset = off;
+                } else {
+                    sink.report(
+                        &V2_KERNEL_SECTION,
+                        format!(
+                            "the 256-byte amd_kernel_code_t of kernel symbol '{}' at {:#x} is not inside section '{}' ({:#x} bytes)",
+                            s.name, s.value, sec.name, sec.size
+                        ),
+                    );
+                }
+            }
+            Some(sec) => sink.report(
+                &V2_KERNEL_SECTION,
+                format!(
+                    "kernel symbol '{}' is in section '{}' with type {} and flags {:#x}; expected an allocated, executable section with file bytes",
+                    s.name, sec.name, sec.sh_type, sec.flags
+                ),
+            ),
+            None => sink.report(
+                &V2_KERNEL_SECTION,
+                format!(
+                    "kernel symbol '{}' is not defined in a section (st_shndx {:#x})",
+                    s.name, s.shndx
+                ),
+            ),
+        }
+        out.push(V2KernelSymbol {
+            name: s.name,
+            symbol: *s,
+            code_offset,
+        });
+    }
+    sink.set_kernel(None);
+    out
+}
+
+/// Checks where a V2 kernel's entry lies: inside its executable section
+/// (and, in a relocatable object, that the section alignment keeps it
+/// 256-byte aligned after linking). `entry_offset` is the
+/// `amd_kernel_code_t`'s kernel_code_entry_byte_offset; the alignment of
+/// the entry itself is [`crate::kernel_code::check_placement`]'s rule.
+pub fn check_entry_v2(elf: &Elf, k: &V2KernelSymbol<'_>, entry_offset: i64, sink: &mut Sink) {
+    let Some(off) = k.code_offset else { return };
+    let Some(sec) = section_of(elf, &k.symbol) else {
+        return;
+    };
+    sink.set_kernel(Some(k.name));
+    let field = off.saturating_add(crate::kernel_code::offsets::KERNEL_CODE_ENTRY_BYTE_OFFSET);
+    // Section-relative position of the entry.
+    let base = if elf.header.e_type == ET_REL {
+        0i128
+    } else {
+        i128::from(sec.addr)
+    };
+    let entry = i128::from(k.symbol.value) + i128::from(entry_offset) - base;
+    if entry < 0 || entry >= i128::from(sec.size) {
+        sink.report_at(
+            &V2_ENTRY,
+            field,
+            format!(
+                "the entry at {:#x} {entry_offset:+} lies outside section '{}' ({:#x} bytes)",
+                k.symbol.value, sec.name, sec.size
+            ),
+        );
+    }
+    if elf.header.e_type == ET_REL && !(sec.addralign >= 256 && sec.addralign.is_multiple_of(256)) {
+        sink.report_at(
+            &V2_ENTRY,
+            field,
+            format!(
+                "section '{}' holding the kernel is aligned to {}, not a multiple of 256: the linker may place the entry off a 256-byte boundary",
+                sec.name, sec.addralign
+            ),
+        );
+    }
+    sink.set_kernel(None);
 }
 
 #[cfg(test)]
