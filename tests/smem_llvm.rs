@@ -1,10 +1,10 @@
 //! The SMEM model (`hsaco_oracle::smem`) against `llvm-mc-19`.
 //!
-//! (a) Every table entry × offset form × GLC/DLC setting (with SGPR and
-//! ttmp operands), on gfx803, gfx900, gfx90a, gfx1010, gfx1030 and gfx1100:
-//! `encode` equals `llvm-mc-19 -show-encoding` and `Display` equals the
-//! text it prints; what LLVM rejects, `encode` rejects for the same reason.
-//! gfx1200 (GFX12) is not modelled yet.
+//! (a) Every form the generators draw from (`smem::forms`: opcode × offset
+//! form × modifier set) with representative and boundary operands, on
+//! gfx803, gfx900, gfx90a, gfx1010, gfx1030, gfx1100 and gfx1200: `encode`
+//! and `hsaco-conform smem encode` equal `llvm-mc-19 -show-encoding`, and
+//! `Display` equals the text it prints; what LLVM rejects, both reject.
 //! (b) Random words (fixed seed) through `llvm-mc-19 --disassemble`:
 //! valid/invalid agreement and identical text, except for the documented
 //! known divergences, which are checked to stay exactly as described.
@@ -149,9 +149,22 @@ fn encode_and_print_match_llvm_mc() {
         let (out, err) = mc(&tool, cpu, &["-show-encoding"], &input);
         let errors = reported_lines(&err, "error:");
         let mut lines = insn_lines(&out).into_iter();
+        // The same lines through `hsaco-conform smem encode`: one output
+        // line per input line.
+        let cli = smem_encode_cli(cpu, &input);
+        assert_eq!(cli.len(), insns.len(), "{cpu}: smem encode output lines");
         let (mut accepted, mut rejected) = (0, 0);
         for (k, i) in insns.iter().enumerate() {
             let ours = smem::encode(i);
+            // The command must print exactly the library's verdict.
+            match ours {
+                Ok(w) => assert_eq!(cli[k], bytes_line(w), "{cpu}: smem encode `{i}`"),
+                Err(_) => assert!(
+                    cli[k].starts_with("error: "),
+                    "{cpu}: smem encode `{i}` gave {}",
+                    cli[k]
+                ),
+            }
             if errors.contains(&(k + 1)) {
                 rejected += 1;
                 // LLVM rejects only out-of-range immediates (GFX8 negative,
@@ -176,6 +189,35 @@ fn encode_and_print_match_llvm_mc() {
         total += accepted;
     }
     assert!(total > 1000, "compared {total}");
+}
+
+/// Runs `hsaco-conform smem encode --target cpu` on `input`; its lines.
+fn smem_encode_cli(cpu: &str, input: &str) -> Vec<String> {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_hsaco-conform"))
+        .args(["smem", "encode", "--target", cpu])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn hsaco-conform");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let data = input.to_owned();
+    let writer = std::thread::spawn(move || stdin.write_all(data.as_bytes()));
+    let out = child.wait_with_output().expect("hsaco-conform output");
+    writer.join().expect("writer thread").expect("write stdin");
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+/// A word as `smem encode` prints it: eight little-endian bytes.
+fn bytes_line(w: u64) -> String {
+    w.to_le_bytes()
+        .iter()
+        .map(|b| format!("{b:#04x}"))
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 /// Deterministic xorshift64*.
