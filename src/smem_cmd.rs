@@ -400,6 +400,10 @@ fn decoded_json(line: usize, input: &str, t: &Target, d: &Decoded) -> serde_json
         if let Some(b) = bits {
             obj.insert("unused_bits".into(), json!(b));
         }
+        // The catalogue rule the word breaks (`hsaco-conform rules`).
+        if let Some(rule) = d.verdict.rule() {
+            obj.insert("rule".into(), json!(rule.id));
+        }
         if let Some(i) = d.instruction {
             obj.insert(
                 "instruction".into(),
