@@ -3,7 +3,9 @@
 #![warn(missing_docs)]
 
 mod bench;
+mod coverage;
 mod explain;
+mod gen_cmd;
 mod input;
 mod report;
 mod smem_cmd;
@@ -110,6 +112,28 @@ enum Command {
         #[command(subcommand)]
         command: smem_cmd::SmemCommand,
     },
+    /// Generate test cases: valid code objects, SGPR suite entries, SMEM
+    /// streams and single-rule mutants, with a manifest of the verdict
+    /// each must get.
+    #[command(after_long_help = gen_cmd::GEN_HELP)]
+    Gen(gen_cmd::GenArgs),
+    /// Measure what a generated tree (`gen --out DIR`) covers: rules
+    /// exercised by valid cases and broken by mutants, descriptor fields
+    /// and values, enable combinations, SMEM forms.
+    ///
+    /// Exit status: 0 every case got the verdict its manifest names, 1
+    /// some did not (listed as disagreements), 2 could not run.
+    #[command(
+        after_help = "Examples:\n  hsaco-conform coverage cases/\n  hsaco-conform coverage --json cov.json cases/",
+        after_long_help = coverage::HELP
+    )]
+    Coverage {
+        /// Also write the report as JSON to this file.
+        #[arg(long, value_name = "FILE.json")]
+        json: Option<PathBuf>,
+        /// The directory `gen --out` wrote.
+        dir: PathBuf,
+    },
 }
 
 fn main() -> ExitCode {
@@ -134,6 +158,8 @@ fn main() -> ExitCode {
             repeat.max(1),
         ),
         Command::Smem { command } => smem_cmd::run(command),
+        Command::Gen(args) => gen_cmd::run(&args),
+        Command::Coverage { json, dir } => coverage::run(&dir, json.as_deref()),
     };
     ExitCode::from(code)
 }

@@ -212,6 +212,70 @@ define_config! {
     kernarg_size_zero: bool = true, swarm = |u| mostly(u)?;
     /// Largest EF_AMDGPU_GENERIC_VERSION for generic targets (LLVM writes 1).
     max_generic_version: u8 = 1, swarm = |u| u.int_in_range(1..=3)?;
+    /// SMEM instruction streams in kernel code (GFX8 and later): a drawn
+    /// stream, then `s_waitcnt lgkmcnt(0)` (GFX12: `s_wait_kmcnt 0x0`) and
+    /// `s_endpgm`; off, every kernel is a lone `s_endpgm`.
+    smem_streams: bool = true, swarm = |u| mostly(u)?;
+    /// Fewest SMEM instructions per stream (waits not counted).
+    smem_min_len: usize = 0, swarm = |u| u.int_in_range(0..=8)?;
+    /// Most SMEM instructions per stream (waits not counted).
+    smem_max_len: usize = 24, swarm = |u| u.int_in_range(0..=64)?;
+    /// SMEM `s_load_*` (GFX12 sub-dword loads included).
+    smem_loads: bool = true, swarm = |u| mostly(u)?;
+    /// SMEM `s_buffer_load_*`.
+    smem_buffer_loads: bool = true, swarm = |u| mostly(u)?;
+    /// SMEM `s_store_*` and `s_buffer_store_*` (GFX8, GFX9, gfx1010-1013).
+    smem_stores: bool = true, swarm = |u| mostly(u)?;
+    /// SMEM `s_scratch_load_*` and `s_scratch_store_*` (GFX9, gfx1010-1013).
+    smem_scratch: bool = true, swarm = |u| mostly(u)?;
+    /// SMEM `s_atomic_*` and `s_buffer_atomic_*` (GFX9, gfx1010-1013).
+    smem_atomics: bool = true, swarm = |u| mostly(u)?;
+    /// SMEM cache operations: `s_dcache_inv*`, `s_dcache_wb*`, `s_gl1_inv`,
+    /// `s_dcache_discard*`.
+    smem_cache_ops: bool = true, swarm = |u| mostly(u)?;
+    /// SMEM `s_memtime`, `s_memrealtime` and `s_get_waveid_in_workgroup`.
+    smem_time: bool = true, swarm = |u| mostly(u)?;
+    /// SMEM `s_atc_probe` and `s_atc_probe_buffer`.
+    smem_probes: bool = true, swarm = |u| mostly(u)?;
+    /// SMEM prefetches (GFX12 `s_prefetch_*`, `s_buffer_prefetch_data`).
+    smem_prefetches: bool = true, swarm = |u| mostly(u)?;
+    /// SMEM offsets held in an SGPR (alone or with an immediate); off, only
+    /// immediate offsets (GFX12 prefetches then name `null`).
+    smem_sgpr_offsets: bool = true, swarm = |u| mostly(u)?;
+    /// SMEM cache-policy modifiers: `glc`, `dlc`, GFX12 `th:` and `scope:`.
+    smem_modifiers: bool = true, swarm = |u| mostly(u)?;
+    /// SMEM operands beyond s0-s105 and m0: `vcc`, trap temporaries (and
+    /// GFX8 `tba`/`tma`), `exec` as a base, `null`, and on GFX8-9
+    /// `flat_scratch` and `xnack_mask` (in kernels only where the
+    /// descriptor reserves them).
+    smem_special_registers: bool = true, swarm = |u| mostly(u)?;
+    /// Which SMEM waits are written: `minimal` (only where a result is
+    /// needed, with the largest count that suffices), `zero` (those waits,
+    /// always for 0), or `random` (any sufficient count, plus extra waits).
+    smem_waits: SmemWaits = SmemWaits::Random, swarm = |u| *u.choose(&SmemWaits::ALL)?;
+}
+
+/// Most SMEM instructions one generated stream may hold.
+pub const MAX_SMEM_LEN: usize = 1 << 20;
+
+/// How a generated SMEM stream places its `s_waitcnt lgkmcnt` (GFX12:
+/// `s_wait_kmcnt`) instructions; every policy keeps the stream valid.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SmemWaits {
+    /// Only the waits a later instruction needs, each with the largest
+    /// count that retires what it needs.
+    Minimal,
+    /// The same waits, always for a count of 0.
+    Zero,
+    /// Needed waits with any count that suffices, and extra waits with
+    /// any count between instructions.
+    Random,
+}
+
+impl SmemWaits {
+    /// Every policy.
+    pub const ALL: [SmemWaits; 3] = [Self::Minimal, Self::Zero, Self::Random];
 }
 
 /// Why a configuration was rejected.
@@ -277,6 +341,8 @@ impl Config {
         self.max_next_free_sgpr = self.max_next_free_sgpr.clamp(1, 106);
         self.max_group_segment_fixed_size = self.max_group_segment_fixed_size.min(163_840);
         self.max_generic_version = self.max_generic_version.max(1);
+        self.smem_max_len = self.smem_max_len.min(MAX_SMEM_LEN);
+        self.smem_min_len = self.smem_min_len.min(self.smem_max_len);
     }
 
     /// Makes a drawn swarm configuration usable: if no listed processor
@@ -434,7 +500,7 @@ mod tests {
         s.sanitize();
         assert_eq!(s, c, "sanitize changes nothing in the default");
         assert_eq!(c.targets.len(), targets::hsa_targets().count());
-        assert_eq!(Config::KNOBS.len(), 45);
+        assert_eq!(Config::KNOBS.len(), 61);
         assert!(Config::KNOBS.iter().all(|(_, d)| !d.is_empty()));
     }
 

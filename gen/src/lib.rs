@@ -26,8 +26,10 @@ pub mod config;
 pub mod emit;
 pub mod kd;
 pub mod metadata;
+pub mod mutate;
 pub mod object;
 pub mod sgpr;
+pub mod smem;
 pub mod target;
 
 pub use arbitrary;
@@ -45,6 +47,8 @@ pub enum CaseKind {
     Valid,
     /// An entry of the exhaustive SGPR enable suite (valid).
     SgprSuite,
+    /// A valid case changed to break one rule ([`mutate`]).
+    Mutant,
 }
 
 /// The verdict the oracle must reach on a case.

@@ -20,8 +20,9 @@ pub struct Kernel {
     pub descriptor: DescriptorSpec,
     /// The kernel's metadata map.
     pub metadata: KernelMeta,
-    /// The instruction stream, one 32-bit word per element (for now the
-    /// single `s_endpgm`).
+    /// The instruction stream, one 32-bit word per element: an SMEM
+    /// stream ([`crate::smem`]), `s_waitcnt lgkmcnt(0)` and `s_endpgm`, or
+    /// a lone `s_endpgm`.
     pub code: Vec<u32>,
 }
 
@@ -126,7 +127,8 @@ impl CodeObject {
 }
 
 /// Builds one kernel named `name` on `tc` from already drawn arguments and
-/// enables: draws register use and the descriptor, then derives the
+/// enables: draws register use, the descriptor and the code (an SMEM
+/// stream when `cfg` asks for one), then derives the
 /// metadata keys tied to the descriptor (sizes, counts, wave size, dynamic
 /// stack, WGP mode) and draws the rest.
 pub fn build_kernel(
@@ -140,7 +142,13 @@ pub fn build_kernel(
     let t = tc.target();
     let cov = tc.cov;
     let vgprs = kd::arbitrary_vgprs(u, cfg, t, enables.workitem_vgprs(t))?;
-    let d = kd::arbitrary_descriptor(u, cfg, tc, enables, args.kernarg_segment_size, vgprs)?;
+    let mut d = kd::arbitrary_descriptor(u, cfg, tc, enables, args.kernarg_segment_size, vgprs)?;
+    // The stream may raise .amdhsa_next_free_sgpr, so it comes before
+    // everything derived from the descriptor's SGPR count.
+    let code = match crate::smem::arbitrary_kernel_stream(u, cfg, tc, &mut d)? {
+        Some(stream) => stream.kernel_code(),
+        None => vec![s_endpgm(t)],
+    };
     let mut meta = KernelMeta {
         symbol: format!("{name}.kd"),
         name: name.clone(),
@@ -174,7 +182,7 @@ pub fn build_kernel(
         name,
         descriptor: d,
         metadata: meta,
-        code: vec![s_endpgm(t)],
+        code,
     })
 }
 

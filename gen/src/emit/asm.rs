@@ -60,12 +60,18 @@ fn kernel(s: &mut String, tc: &TargetChoice, k: &Kernel, index: usize) {
         s,
         "\t.text\n\t.protected\t{n}\n\t.globl\t{n}\n\t.p2align\t8\n\t.type\t{n},@function\n{n}:\n"
     );
-    for &w in &k.code {
-        if w == s_endpgm(t) {
-            s.push_str("\ts_endpgm\n");
-        } else {
-            let _ = writeln!(s, "\t.long\t{w:#010x}");
+    if tc.cov == CodeObjectVersion::V3 {
+        // V3 text is for llvm-mc-14, whose SMEM syntax differs (no SGPR
+        // plus immediate offsets): only s_endpgm is written as text.
+        for &w in &k.code {
+            if w == s_endpgm(t) {
+                s.push_str("\ts_endpgm\n");
+            } else {
+                let _ = writeln!(s, "\t.long\t{w:#010x}");
+            }
         }
+    } else {
+        crate::smem::write_code(s, t, &k.code);
     }
     let _ = write!(
         s,

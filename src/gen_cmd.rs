@@ -1,0 +1,1016 @@
+//! The `gen` command: writes generated cases (ELF code objects, their
+//! assembler text) and a manifest naming each case's expected verdict.
+//!
+//! Case `I` of seed `N` is built from the ChaCha20 key stream described in
+//! [`stream`]; the generators see it only through
+//! `arbitrary::Unstructured`, so a (seed, index) pair names a case on every
+//! machine, for as long as the generators and the options stay the same.
+
+use crate::coverage::Coverage;
+use clap::{Args, ValueEnum};
+use hsaco_gen::arbitrary::{self, Unstructured};
+use hsaco_gen::config::ConfigError;
+use hsaco_gen::sgpr::{self, Enables, SuiteEntry};
+use hsaco_gen::target::Family;
+use hsaco_gen::{mutate, Case, CaseKind, Config, Expect, Generator};
+use hsaco_oracle::smem::SmemGen;
+use hsaco_oracle::targets;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use std::fmt::Write as _;
+use std::fs;
+use std::io::{self, IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// The long help of `gen`: how cases are named and what is written.
+pub const GEN_HELP: &str = "\
+Kinds (--kinds, comma-separated):
+  valid       a random valid code object (target, kernels, descriptors,
+              metadata, initial register state) drawn under the knobs
+  sgpr-suite  an entry of the exhaustive SGPR enable suite of a family of
+              the --targets, drawn at random (V5, family representative)
+  smem        a valid code object on a GFX8-or-later processor of the
+              --targets whose every kernel runs a random stream of SMEM
+              (scalar memory) instructions (smem_streams on, at least one
+              instruction); valid cases hold such streams too, as the
+              smem_* knobs say
+  mutant      a valid case (of the other kinds' generators) changed so that
+              it breaks exactly one rule; `expect` names that rule
+Cases that are not mutants are split evenly among the other listed kinds.
+
+Seeds: case I (0-based) of --seed N reads the ChaCha20 key stream whose
+256-bit key is N as 8 little-endian bytes followed by 24 zero bytes, with
+the 64-bit nonce (stream id) I and the block counter starting at 0 (the
+original 64-bit-nonce ChaCha20; rand_chacha's ChaCha20Rng with set_stream(I)).
+The generators read it through arbitrary::Unstructured over the first
+4096 bytes, or 4x as many, up to 4 MiB, while a case exhausts them. The
+case is a function of (N, I) and of the options (knobs, kinds, mutant
+share), never of --count, the machine or the order of --kinds.
+
+Output (DIR must be empty or new; --force writes into a non-empty one):
+  DIR/N-IIIIII.elf   the code object          DIR/N-IIIIII.s  its assembler
+  DIR/manifest.jsonl one JSON object per case, in case order:
+    id, seed, index, kind, target (V4+ target ID), code_object_version,
+    expect (\"valid\" or the rule id a mutant must break), elf and asm
+    (paths relative to DIR; asm only when the case has assembler text),
+    sha256 (of the ELF), suite_entry (sgpr-suite, and mutants of one),
+    mutation (mutants: the base kind and what the mutator changes) and
+    smem_instructions (cases whose kernels run SMEM instructions)
+  DIR/run.json       the options and the full knob configuration
+Every file is written under a temporary name and renamed, so an
+interrupted run leaves no half-written file (and no manifest).
+
+Configuration: knob defaults, then --config FILE (JSON, or TOML when the
+name ends in .toml; absent knobs keep their defaults), then --targets,
+then each --set in order. `hsaco-conform gen --list-knobs` lists the knobs.
+
+Exit status: 0 cases written, 2 could not run (bad option, configuration,
+knob or target; unwritable directory).
+
+Examples:
+  hsaco-conform gen --seed 1 --count 10000 --out cases/
+  hsaco-conform gen --seed 7 --count 500 --kinds valid --targets gfx90a,gfx11 --out /tmp/g
+  hsaco-conform gen --count 2000 --kinds mutant --set max_kernels=1 --coverage cov.json --out m/
+  hsaco-conform gen --config swarm.toml --set wave32=false --out w64/
+  hsaco-conform coverage cases/";
+
+/// A kind of case, as `--kinds` and the manifest name it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, ValueEnum)]
+pub enum Kind {
+    /// A random valid code object.
+    Valid,
+    /// An entry of the exhaustive SGPR enable suite.
+    SgprSuite,
+    /// A valid code object running a random SMEM instruction stream.
+    Smem,
+    /// A single-rule mutant.
+    Mutant,
+}
+
+impl Kind {
+    /// The name `--kinds` and the manifest use.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Valid => "valid",
+            Kind::SgprSuite => "sgpr-suite",
+            Kind::Smem => "smem",
+            Kind::Mutant => "mutant",
+        }
+    }
+}
+
+/// Options of `gen`.
+#[derive(Args, Debug)]
+pub struct GenArgs {
+    /// Seed of the run: case I of seed N is the same on every machine.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Number of cases to write.
+    #[arg(long, default_value_t = 1000)]
+    pub count: u64,
+    /// Kinds of cases to write (see below) [default: every kind the
+    /// targets allow].
+    #[arg(long, value_enum, value_delimiter = ',')]
+    pub kinds: Option<Vec<Kind>>,
+    /// Processors and families to generate for, comma-separated: LLVM
+    /// processor names (gfx900, gfx90a, gfx1100, gfx9-generic) or SGPR
+    /// families (gfx6, gfx7, gfx8, gfx9, gfx94, gfx10, gfx11-init-bug,
+    /// gfx11, gfx12; a processor name wins over a family of the same name).
+    /// Sets the `targets` knob.
+    #[arg(long, value_delimiter = ',', value_name = "NAMES")]
+    pub targets: Option<Vec<String>>,
+    /// Share of mutants among the cases (0 to 1) when `mutant` is one of
+    /// several kinds.
+    #[arg(long, default_value_t = 0.5, value_name = "RATIO")]
+    pub mutants: f64,
+    /// Knob configuration file (JSON, or TOML for *.toml).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Sets one knob (repeatable), e.g. --set max_kernels=2 --set
+    /// code_object_versions=5,6.
+    #[arg(long = "set", value_name = "KNOB=VALUE")]
+    pub set: Vec<String>,
+    /// Directory to write the cases and the manifest to (created if
+    /// missing).
+    #[arg(long, value_name = "DIR", required_unless_present = "list_knobs")]
+    pub out: Option<PathBuf>,
+    /// Also write the coverage report of the generated set as JSON to
+    /// FILE (and print its summary table).
+    #[arg(long, value_name = "FILE.json")]
+    pub coverage: Option<PathBuf>,
+    /// Write into DIR even if it is not empty (files of the same name are
+    /// replaced; other files stay).
+    #[arg(long)]
+    pub force: bool,
+    /// Show a progress line on standard error even when it is not a
+    /// terminal.
+    #[arg(long)]
+    pub progress: bool,
+    /// Print every knob with its default and description, and exit.
+    #[arg(long)]
+    pub list_knobs: bool,
+}
+
+/// One line of `manifest.jsonl`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ManifestEntry {
+    /// `SEED-INDEX` (index zero-padded to six digits).
+    pub id: String,
+    /// The run's seed.
+    pub seed: u64,
+    /// The case's index in the run.
+    pub index: u64,
+    /// `valid`, `sgpr-suite`, `smem` or `mutant`.
+    pub kind: String,
+    /// Target ID, V4+ spelling without the triple (`gfx90a:xnack+`).
+    pub target: String,
+    /// Code object version (3 to 6).
+    pub code_object_version: u8,
+    /// `valid`, or the rule id a mutant must break.
+    pub expect: String,
+    /// The ELF file, relative to the output directory.
+    pub elf: String,
+    /// The assembler text, relative to the output directory, when the case
+    /// has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub asm: Option<String>,
+    /// SHA-256 of the ELF file, lowercase hex.
+    pub sha256: String,
+    /// sgpr-suite: the suite entry, `sgpr-FAMILY-POSITION`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suite_entry: Option<String>,
+    /// mutant: what the mutation changed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mutation: Option<String>,
+    /// smem: how many SMEM instructions the case's kernels run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub smem_instructions: Option<u64>,
+}
+
+/// `run.json`: what a run was asked for, so it can be repeated.
+#[derive(Debug, Serialize)]
+struct RunRecord<'a> {
+    tool: String,
+    seed: u64,
+    count: u64,
+    kinds: Vec<&'static str>,
+    mutants: f64,
+    stream: &'static str,
+    config: &'a Config,
+}
+
+/// How the byte stream of a case is made.
+pub mod stream {
+    use rand_chacha::ChaCha20Rng;
+    use rand_core::{Rng, SeedableRng};
+
+    /// First number of stream bytes offered to the generators.
+    pub const FIRST_LEN: usize = 4096;
+    /// Largest number of stream bytes offered.
+    pub const MAX_LEN: usize = 4 << 20;
+
+    /// One-line description for `run.json`.
+    pub const DESCRIPTION: &str = "chacha20(key = seed as u64 LE ++ 24 zero bytes, nonce = index as u64 LE, counter from 0); \
+         4096 bytes, x4 while exhausted, at most 4 MiB";
+
+    /// Fills `buf` with the first `buf.len()` bytes of case `index`'s
+    /// stream under `seed`.
+    pub fn fill(seed: u64, index: u64, buf: &mut [u8]) {
+        let mut key = [0u8; 32];
+        key[..8].copy_from_slice(&seed.to_le_bytes());
+        let mut rng = ChaCha20Rng::from_seed(key);
+        rng.set_stream(index);
+        rng.fill_bytes(buf);
+    }
+
+    /// Runs `f` over the shortest prefix of the stream (4096 bytes times a
+    /// power of 4, up to [`MAX_LEN`]) that `f` does not exhaust; `buf` is
+    /// reused between calls.
+    pub fn with_bytes<T>(
+        seed: u64,
+        index: u64,
+        buf: &mut Vec<u8>,
+        mut f: impl FnMut(&mut hsaco_gen::arbitrary::Unstructured<'_>) -> T,
+    ) -> T {
+        let mut len = FIRST_LEN;
+        loop {
+            buf.resize(len, 0);
+            fill(seed, index, buf);
+            let mut u = hsaco_gen::arbitrary::Unstructured::new(buf);
+            let r = f(&mut u);
+            if !u.is_empty() || len >= MAX_LEN {
+                return r;
+            }
+            len *= 4;
+        }
+    }
+}
+
+/// Base cases drawn for one mutant before the case fails.
+const MUTANT_TRIES: usize = 8;
+
+/// A case with what the manifest says about it beyond the case itself.
+pub struct Built {
+    /// The case.
+    pub case: Case,
+    /// The kind it was built as.
+    pub kind: Kind,
+    /// sgpr-suite: the suite entry's name.
+    pub suite_entry: Option<String>,
+    /// mutant: what changed.
+    pub mutation: Option<String>,
+    /// smem: SMEM instructions in the kernels.
+    pub smem_instructions: Option<u64>,
+}
+
+/// Everything a run needs to build case after case.
+pub struct Engine<'c> {
+    gen: Generator<'c>,
+    smem_gen: Option<Generator<'c>>,
+    kinds: Vec<Kind>,
+    /// Mutants are drawn when the first stream u32 is below this.
+    mutant_threshold: u64,
+    families: Vec<Family>,
+    suites: Vec<Option<Vec<Enables>>>,
+    buf: Vec<u8>,
+}
+
+impl<'c> Engine<'c> {
+    /// Prepares a run of `kinds` (normalised: sorted, deduplicated; `None`
+    /// for every kind the targets allow) with a share `mutants` of mutants
+    /// under `cfg`; `smem_cfg` is [`smem_config`] of `cfg`.
+    pub fn new(
+        cfg: &'c Config,
+        smem_cfg: Option<&'c Config>,
+        kinds: Option<&[Kind]>,
+        mutants: f64,
+    ) -> Result<Engine<'c>, String> {
+        let mut families: Vec<Family> = cfg
+            .target_list()
+            .into_iter()
+            .filter_map(Family::of)
+            .collect();
+        families.sort();
+        families.dedup();
+        let mut kinds = match kinds {
+            Some(k) => k.to_vec(),
+            None => [Kind::Valid, Kind::SgprSuite, Kind::Smem, Kind::Mutant]
+                .into_iter()
+                .filter(|k| match k {
+                    Kind::SgprSuite => !families.is_empty(),
+                    Kind::Smem => smem_cfg.is_some(),
+                    _ => true,
+                })
+                .collect(),
+        };
+        kinds.sort();
+        kinds.dedup();
+        if kinds.is_empty() {
+            return Err("--kinds lists no kind".into());
+        }
+        if kinds.contains(&Kind::Smem) && smem_cfg.is_none() {
+            return Err(
+                "kind smem: no processor of the targets has SMEM instructions (GFX8 or later)"
+                    .into(),
+            );
+        }
+        if !(0.0..=1.0).contains(&mutants) {
+            return Err(format!("--mutants {mutants} is not between 0 and 1"));
+        }
+        if kinds.contains(&Kind::SgprSuite) && families.is_empty() {
+            return Err("kind sgpr-suite: the targets belong to no SGPR family".into());
+        }
+        // RATIO * 2^32, exactly representable for every ratio people type.
+        let mutant_threshold = (mutants * 4_294_967_296.0) as u64;
+        Ok(Engine {
+            gen: Generator::new(cfg),
+            smem_gen: smem_cfg.map(Generator::new),
+            suites: vec![None; families.len()],
+            families,
+            kinds,
+            mutant_threshold,
+            buf: Vec::with_capacity(stream::FIRST_LEN),
+        })
+    }
+
+    /// The normalised kinds.
+    pub fn kinds(&self) -> &[Kind] {
+        &self.kinds
+    }
+
+    /// Builds case `index` of `seed`.
+    pub fn case(&mut self, seed: u64, index: u64) -> Result<Built, String> {
+        let id = format!("{seed}-{index:06}");
+        let mut buf = std::mem::take(&mut self.buf);
+        let r = stream::with_bytes(seed, index, &mut buf, |u| self.build(u, &id));
+        self.buf = buf;
+        let mut b = r.map_err(|e| match e {
+            Failure::Generator(e) => format!("case {id}: the generator failed: {e}"),
+            Failure::NoMutant => format!(
+                "case {id}: no mutator applies to any of {MUTANT_TRIES} drawn base cases \
+                 (do the knobs leave nothing to break?)"
+            ),
+        })?;
+        b.case.seed = Some(seed);
+        b.smem_instructions = Some(smem_instructions(&b.case)).filter(|&n| n > 0);
+        Ok(b)
+    }
+
+    fn build(&mut self, u: &mut Unstructured<'_>, id: &str) -> Result<Built, Failure> {
+        let kind = self.draw_kind(u)?;
+        match kind {
+            Kind::Mutant => self.mutant(u, id),
+            k => Ok(self.non_mutant(u, id, k)?),
+        }
+    }
+
+    /// The kind of a case: a mutant when the stream's first u32 is below
+    /// the threshold (only drawn when `mutant` is listed with other
+    /// kinds), else one of the other kinds, uniformly.
+    fn draw_kind(&self, u: &mut Unstructured<'_>) -> arbitrary::Result<Kind> {
+        let others: Vec<Kind> = self
+            .kinds
+            .iter()
+            .copied()
+            .filter(|&k| k != Kind::Mutant)
+            .collect();
+        if others.is_empty() {
+            return Ok(Kind::Mutant);
+        }
+        if self.kinds.contains(&Kind::Mutant) {
+            let x: u32 = u.arbitrary()?;
+            if u64::from(x) < self.mutant_threshold {
+                return Ok(Kind::Mutant);
+            }
+        }
+        Ok(*u.choose(&others)?)
+    }
+
+    fn non_mutant_kinds(&self) -> Vec<Kind> {
+        let v: Vec<Kind> = self
+            .kinds
+            .iter()
+            .copied()
+            .filter(|&k| k != Kind::Mutant)
+            .collect();
+        if v.is_empty() {
+            vec![Kind::Valid]
+        } else {
+            v
+        }
+    }
+
+    fn non_mutant(
+        &mut self,
+        u: &mut Unstructured<'_>,
+        id: &str,
+        kind: Kind,
+    ) -> arbitrary::Result<Built> {
+        let mut b = Built {
+            case: match kind {
+                Kind::SgprSuite => return self.suite_case(u, id),
+                Kind::Smem => return self.smem_case(u, id),
+                _ => self.gen.valid_case(u, id.to_owned())?,
+            },
+            kind,
+            suite_entry: None,
+            mutation: None,
+            smem_instructions: None,
+        };
+        b.kind = kind;
+        Ok(b)
+    }
+
+    fn suite_case(&mut self, u: &mut Unstructured<'_>, id: &str) -> arbitrary::Result<Built> {
+        let fi = u.choose_index(self.families.len())?;
+        let family = self.families[fi];
+        let entries =
+            self.suites[fi].get_or_insert_with(|| sgpr::suite(family).map(|e| e.enables).collect());
+        let pos = u.choose_index(entries.len())?;
+        let enables = entries[pos];
+        let target = family.representative();
+        let entry = SuiteEntry {
+            family,
+            target,
+            enables,
+            layout: enables.layout(target),
+        };
+        let case = Case::from_object(
+            id.to_owned(),
+            CaseKind::SgprSuite,
+            Expect::Valid,
+            hsaco_gen::suite_object(&entry),
+        );
+        Ok(Built {
+            case,
+            kind: Kind::SgprSuite,
+            suite_entry: Some(format!("sgpr-{}-{pos}", family.name())),
+            mutation: None,
+            smem_instructions: None,
+        })
+    }
+
+    fn smem_case(&mut self, u: &mut Unstructured<'_>, id: &str) -> arbitrary::Result<Built> {
+        // Engine::new refuses the smem kind without an SMEM configuration.
+        let g = self
+            .smem_gen
+            .as_ref()
+            .ok_or(arbitrary::Error::IncorrectFormat)?;
+        let case = g.valid_case(u, id.to_owned())?;
+        Ok(Built {
+            case,
+            kind: Kind::Smem,
+            suite_entry: None,
+            mutation: None,
+            smem_instructions: None,
+        })
+    }
+
+    /// A mutant: a base case of a drawn non-mutant kind, mutated by a
+    /// drawn mutator that applies to it; up to [`MUTANT_TRIES`] bases are
+    /// drawn (from the same stream) before giving up.
+    fn mutant(&mut self, u: &mut Unstructured<'_>, id: &str) -> Result<Built, Failure> {
+        let bases = self.non_mutant_kinds();
+        for _ in 0..MUTANT_TRIES {
+            let kind = *u.choose(&bases)?;
+            let base = self.non_mutant(u, id, kind)?;
+            if let Some(mut m) = mutate::arbitrary_mutant(&base.case, u) {
+                m.id = id.to_owned();
+                let rule = m.expect.as_str();
+                let hows: Vec<&str> = mutate::mutators()
+                    .iter()
+                    .filter(|x| x.rule == rule)
+                    .map(|x| x.how)
+                    .collect();
+                let mutation = match hows.as_slice() {
+                    [one] => format!("{}: {one}", kind.name()),
+                    many => format!("{}: one of: {}", kind.name(), many.join("; ")),
+                };
+                return Ok(Built {
+                    case: m,
+                    kind: Kind::Mutant,
+                    suite_entry: base.suite_entry,
+                    mutation: Some(mutation),
+                    smem_instructions: None,
+                });
+            }
+        }
+        Err(Failure::NoMutant)
+    }
+}
+
+/// Why a case could not be built.
+enum Failure {
+    /// A generator returned an error (only when the configuration allows
+    /// nothing, which validation rules out).
+    Generator(arbitrary::Error),
+    /// No mutator applied to any drawn base case.
+    NoMutant,
+}
+
+impl From<arbitrary::Error> for Failure {
+    fn from(e: arbitrary::Error) -> Failure {
+        Failure::Generator(e)
+    }
+}
+
+/// The configuration of the smem kind: `cfg` with SMEM streams on, at
+/// least one instruction per stream, and only the processors that have
+/// SMEM instructions; `None` if there is none.
+pub fn smem_config(cfg: &Config) -> Option<Config> {
+    let mut c = cfg.clone();
+    c.smem_streams = true;
+    c.smem_min_len = c.smem_min_len.max(1);
+    c.smem_max_len = c.smem_max_len.max(c.smem_min_len);
+    c.targets
+        .retain(|n| targets::by_name(n).is_some_and(|t| SmemGen::for_target(t).is_some()));
+    c.validate().ok()?;
+    Some(c)
+}
+
+/// SMEM instructions in a case's kernels (read from its model's code as
+/// the coverage check reads it from the ELF).
+pub fn smem_instructions(case: &Case) -> u64 {
+    let Some(gen) = SmemGen::for_target(case.object.target.target()) else {
+        return 0;
+    };
+    case.object
+        .kernels
+        .iter()
+        .map(|k| {
+            let bytes: Vec<u8> = k.code.iter().flat_map(|w| w.to_le_bytes()).collect();
+            crate::coverage::code_steps(gen, &bytes).1.len() as u64
+        })
+        .sum()
+}
+
+/// Resolves `--targets` names: processors by LLVM name, else SGPR families
+/// (every HSA processor of the family).
+pub fn resolve_targets(names: &[String]) -> Result<Vec<String>, String> {
+    let mut out: Vec<String> = Vec::new();
+    for raw in names {
+        let n = raw.trim();
+        if n.is_empty() {
+            continue;
+        }
+        if let Some(t) = targets::by_name(n) {
+            if !t.hsa {
+                return Err(format!("--targets: `{n}` is not an HSA (amdgcn) processor"));
+            }
+            out.push(t.name.to_owned());
+            continue;
+        }
+        let Some(f) = Family::ALL.iter().find(|f| f.name() == n) else {
+            let fams: Vec<&str> = Family::ALL.iter().map(|f| f.name()).collect();
+            let procs: Vec<&str> = targets::hsa_targets().map(|t| t.name).collect();
+            return Err(format!(
+                "--targets: unknown processor or family `{n}`\n  families: {}\n  processors: {}",
+                fams.join(", "),
+                procs.join(", ")
+            ));
+        };
+        out.extend(
+            targets::hsa_targets()
+                .filter(|t| Family::of(t) == Some(*f))
+                .map(|t| t.name.to_owned()),
+        );
+    }
+    if out.is_empty() {
+        return Err("--targets names no processor".into());
+    }
+    Ok(out)
+}
+
+/// Reads a configuration file, naming the offending key when a knob's
+/// value is wrong (serde's own message may only give a line and column).
+pub fn config_from_file(path: &Path) -> Result<Config, String> {
+    match Config::from_file(path) {
+        Ok(c) => Ok(c),
+        Err(ConfigError::Parse(e)) => Err(match blame_key(path) {
+            Some(k) => format!("{}: {k}", path.display()),
+            None => format!("{}: {e}", path.display()),
+        }),
+        Err(ConfigError::Io(e)) => Err(format!("cannot read configuration {e}")),
+        Err(e) => Err(format!("{}: {e}", path.display())),
+    }
+}
+
+/// Finds the first key of a configuration file whose value alone does not
+/// make a configuration, and says why.
+fn blame_key(path: &Path) -> Option<String> {
+    let text = fs::read_to_string(path).ok()?;
+    let doc: serde_json::Value = if path.extension().is_some_and(|e| e == "toml") {
+        let t: toml::Table = toml::from_str(&text).ok()?;
+        serde_json::to_value(t).ok()?
+    } else {
+        serde_json::from_str(&text).ok()?
+    };
+    let obj = doc.as_object()?;
+    for (k, v) in obj {
+        if !Config::KNOBS.iter().any(|(n, _)| n == k) {
+            return Some(ConfigError::UnknownKnob(k.clone()).to_string());
+        }
+        let one = serde_json::json!({ k: v });
+        if let Err(e) = serde_json::from_value::<Config>(one) {
+            return Some(format!("knob `{k}`: {e}"));
+        }
+    }
+    None
+}
+
+/// Builds the run's configuration from the options.
+pub fn build_config(args: &GenArgs) -> Result<Config, String> {
+    let mut cfg = match &args.config {
+        Some(p) => config_from_file(p)?,
+        None => Config::default(),
+    };
+    if let Some(t) = &args.targets {
+        let names = resolve_targets(t)?;
+        let mut c = cfg.clone();
+        c.targets = names;
+        c.validate().map_err(|e| format!("--targets: {e}"))?;
+        cfg = c;
+    }
+    for s in &args.set {
+        let Some((k, v)) = s.split_once('=') else {
+            return Err(format!("--set {s}: expected KNOB=VALUE"));
+        };
+        cfg.set(k.trim(), v.trim())
+            .map_err(|e| format!("--set {s}: {e}"))?;
+    }
+    cfg.sanitize();
+    Ok(cfg)
+}
+
+/// Prints every knob with its default and description.
+pub fn list_knobs() -> String {
+    let defaults = serde_json::to_value(Config::default()).unwrap_or_default();
+    let mut s = String::from(
+        "Knobs (--set KNOB=VALUE, or keys of a --config file). Lists take\n\
+         comma-separated words or JSON (`targets=gfx90a,gfx1100`, `code_object_versions=[5,6]`).\n\n",
+    );
+    for (name, doc) in Config::KNOBS {
+        let d = match defaults.get(*name) {
+            Some(serde_json::Value::Array(items)) => {
+                let words: Vec<String> = items
+                    .iter()
+                    .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_owned))
+                    .collect();
+                wrap(&words.join(","), 72, "      ")
+            }
+            Some(v) => v.to_string(),
+            None => String::new(),
+        };
+        // KNOBS holds each knob's first documentation line; mark a sentence
+        // it cuts short.
+        let doc = doc.trim();
+        let more = if doc.ends_with(['.', ')', ':']) {
+            ""
+        } else {
+            " ..."
+        };
+        let _ = writeln!(s, "{name} = {d}\n    {doc}{more}");
+    }
+    s
+}
+
+/// Breaks a comma-separated list after commas so that no line is longer
+/// than `width`; continuation lines start with `indent`.
+fn wrap(text: &str, width: usize, indent: &str) -> String {
+    let mut out = String::new();
+    let mut line = 0usize;
+    for (i, w) in text.split(',').enumerate() {
+        let piece = if i == 0 {
+            w.to_owned()
+        } else {
+            format!(",{w}")
+        };
+        if line + piece.len() > width && line > 0 {
+            out.push_str(",\n");
+            out.push_str(indent);
+            out.push_str(w);
+            line = indent.len() + w.len();
+        } else {
+            out.push_str(&piece);
+            line += piece.len();
+        }
+    }
+    out
+}
+
+/// Writes `bytes` to `path` through a temporary file in the same
+/// directory and a rename, so `path` is either absent, old or complete.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let tmp = temp_name(path);
+    let r = fs::write(&tmp, bytes).and_then(|()| fs::rename(&tmp, path));
+    if r.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    r
+}
+
+fn temp_name(path: &Path) -> PathBuf {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    path.with_file_name(format!(".{name}.tmp{}", std::process::id()))
+}
+
+/// Lowercase hex SHA-256.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    let d = Sha256::digest(bytes);
+    let mut s = String::with_capacity(64);
+    for b in d {
+        let _ = write!(s, "{b:02x}");
+    }
+    s
+}
+
+/// The manifest line of a built case whose files are named after its id.
+pub fn manifest_entry(b: &Built, seed: u64, index: u64) -> ManifestEntry {
+    let c = &b.case;
+    ManifestEntry {
+        id: c.id.clone(),
+        seed,
+        index,
+        kind: b.kind.name().to_owned(),
+        target: c.target.clone(),
+        code_object_version: c.code_object_version,
+        expect: c.expect.as_str().to_owned(),
+        elf: format!("{}.elf", c.id),
+        asm: (!c.asm.is_empty()).then(|| format!("{}.s", c.id)),
+        sha256: sha256_hex(&c.elf),
+        suite_entry: b.suite_entry.clone(),
+        mutation: b.mutation.clone(),
+        smem_instructions: b.smem_instructions,
+    }
+}
+
+/// A progress line on standard error, redrawn at most five times a second.
+struct Progress {
+    on: bool,
+    start: Instant,
+    last: Instant,
+    total: u64,
+}
+
+impl Progress {
+    fn new(on: bool, total: u64) -> Progress {
+        let now = Instant::now();
+        Progress {
+            on,
+            start: now,
+            last: now,
+            total,
+        }
+    }
+
+    fn tick(&mut self, done: u64) {
+        if !self.on || self.last.elapsed() < Duration::from_millis(200) {
+            return;
+        }
+        self.last = Instant::now();
+        self.draw(done);
+    }
+
+    fn draw(&self, done: u64) {
+        let s = self.start.elapsed().as_secs_f64().max(1e-9);
+        let pct = if self.total == 0 {
+            100.0
+        } else {
+            done as f64 * 100.0 / self.total as f64
+        };
+        eprint!(
+            "\rgen: {done}/{} cases ({pct:.0}%), {:.0} cases/s   ",
+            self.total,
+            done as f64 / s
+        );
+    }
+
+    fn finish(&self, done: u64) {
+        if self.on {
+            self.draw(done);
+            eprintln!();
+        }
+    }
+}
+
+/// Runs `gen`; returns the exit status.
+pub fn run(args: &GenArgs) -> u8 {
+    if args.list_knobs {
+        print!("{}", list_knobs());
+        return 0;
+    }
+    match run_inner(args) {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("hsaco-conform gen: {e}");
+            2
+        }
+    }
+}
+
+fn prepare_dir(dir: &Path, force: bool) -> Result<(), String> {
+    if dir.exists() {
+        if !dir.is_dir() {
+            return Err(format!("{}: not a directory", dir.display()));
+        }
+        let nonempty = fs::read_dir(dir)
+            .map_err(|e| format!("cannot read {}: {e}", dir.display()))?
+            .next()
+            .is_some();
+        if nonempty && !force {
+            return Err(format!(
+                "{} is not empty (use --force to write into it)",
+                dir.display()
+            ));
+        }
+    } else {
+        fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    }
+    // Fail before generating anything if the directory is not writable.
+    let probe = dir.join(format!(".probe.tmp{}", std::process::id()));
+    fs::write(&probe, b"").map_err(|e| format!("cannot write to {}: {e}", dir.display()))?;
+    let _ = fs::remove_file(&probe);
+    Ok(())
+}
+
+fn run_inner(args: &GenArgs) -> Result<(), String> {
+    let Some(dir) = args.out.as_deref() else {
+        return Err("--out DIR is required".into());
+    };
+    let cfg = build_config(args)?;
+    let smem_cfg = smem_config(&cfg);
+    let mut engine = Engine::new(&cfg, smem_cfg.as_ref(), args.kinds.as_deref(), args.mutants)?;
+    prepare_dir(dir, args.force)?;
+    let werr = |p: &Path, e: io::Error| format!("cannot write {}: {e}", p.display());
+
+    let record = RunRecord {
+        tool: format!("hsaco-conform {}", env!("CARGO_PKG_VERSION")),
+        seed: args.seed,
+        count: args.count,
+        kinds: engine.kinds().iter().map(|k| k.name()).collect(),
+        mutants: args.mutants,
+        stream: stream::DESCRIPTION,
+        config: &cfg,
+    };
+    let run_path = dir.join("run.json");
+    let run_json = serde_json::to_string_pretty(&record).map_err(|e| e.to_string())? + "\n";
+    write_atomic(&run_path, run_json.as_bytes()).map_err(|e| werr(&run_path, e))?;
+
+    let manifest_path = dir.join("manifest.jsonl");
+    let manifest_tmp = temp_name(&manifest_path);
+    let file = fs::File::create(&manifest_tmp).map_err(|e| werr(&manifest_tmp, e))?;
+    let mut manifest = io::BufWriter::new(file);
+    let mut coverage = args.coverage.as_ref().map(|_| Coverage::new());
+    let mut progress = Progress::new(args.progress || io::stderr().is_terminal(), args.count);
+    let mut tally = [0u64; 4];
+
+    let result = (|| -> Result<(), String> {
+        for index in 0..args.count {
+            let b = engine.case(args.seed, index)?;
+            let entry = manifest_entry(&b, args.seed, index);
+            let elf_path = dir.join(&entry.elf);
+            write_atomic(&elf_path, &b.case.elf).map_err(|e| werr(&elf_path, e))?;
+            if let Some(a) = &entry.asm {
+                let p = dir.join(a);
+                write_atomic(&p, b.case.asm.as_bytes()).map_err(|e| werr(&p, e))?;
+            }
+            let line = serde_json::to_string(&entry).map_err(|e| e.to_string())?;
+            writeln!(manifest, "{line}").map_err(|e| werr(&manifest_tmp, e))?;
+            if let Some(c) = coverage.as_mut() {
+                c.add(&entry, &b.case.elf);
+            }
+            tally[b.kind as usize] += 1;
+            progress.tick(index + 1);
+        }
+        manifest.flush().map_err(|e| werr(&manifest_tmp, e))?;
+        fs::rename(&manifest_tmp, &manifest_path).map_err(|e| werr(&manifest_path, e))
+    })();
+    progress.finish(args.count.min(tally.iter().sum()));
+    if let Err(e) = result {
+        let _ = fs::remove_file(&manifest_tmp);
+        return Err(e);
+    }
+    let kinds = [Kind::Valid, Kind::SgprSuite, Kind::Smem, Kind::Mutant];
+    let parts: Vec<String> = kinds
+        .iter()
+        .filter(|k| tally[**k as usize] > 0)
+        .map(|k| format!("{} {}", tally[*k as usize], k.name()))
+        .collect();
+    println!(
+        "wrote {} cases to {} ({})",
+        args.count,
+        dir.display(),
+        if parts.is_empty() {
+            "none".to_owned()
+        } else {
+            parts.join(", ")
+        }
+    );
+    if let (Some(path), Some(c)) = (&args.coverage, coverage) {
+        let report = c.report();
+        report.write_json(path).map_err(|e| werr(path, e))?;
+        print!("{}", report.text());
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hex(b: &[u8]) -> String {
+        b.iter().map(|x| format!("{x:02x}")).collect()
+    }
+
+    /// The stream is the original ChaCha20 key stream (64-bit nonce): the
+    /// first vector is the published all-zero one; the others come from a
+    /// separate plain implementation of the cipher (Python, from the
+    /// specification), not from rand_chacha.
+    #[test]
+    fn stream_is_chacha20_with_seed_key_and_index_nonce() {
+        let mut b = [0u8; 32];
+        stream::fill(0, 0, &mut b);
+        assert_eq!(
+            hex(&b),
+            "76b8e0ada0f13d90405d6ae55386bd28bdd219b8a08ded1aa836efcc8b770dc7"
+        );
+        stream::fill(42, 7, &mut b);
+        assert_eq!(
+            hex(&b),
+            "e7873e338ee513b573ccbf8e763d732df8fafd5b2d8ddebf076c10aea8f9b8c5"
+        );
+        let mut b = [0u8; 80];
+        stream::fill(u64::MAX, 123_456, &mut b);
+        assert_eq!(
+            hex(&b),
+            "7f673af25c1ef1d46fa83f23becaa0ab6ba21b23091c1a4a169c4219ff54f038\
+             681658b7b87262ff69842c23f295b73c5b113265d0183c967f0e156b3697288f\
+             f0fd0098d1463c0a568693763bd0836c"
+        );
+    }
+
+    /// A case that exhausts the first 4096 bytes is built again from a
+    /// longer prefix of the same stream.
+    #[test]
+    fn with_bytes_grows_the_prefix() {
+        let mut buf = Vec::new();
+        let mut lens = Vec::new();
+        let got = stream::with_bytes(9, 3, &mut buf, |u| {
+            lens.push(u.len());
+            let mut v = vec![0u8; 5000];
+            u.fill_buffer(&mut v).expect("fills");
+            v
+        });
+        assert_eq!(lens, [4096, 16384]);
+        let mut want = vec![0u8; 5000];
+        stream::fill(9, 3, &mut want);
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn families_expand_and_processors_win() {
+        let g = resolve_targets(&["gfx11-init-bug".into()]).expect("family");
+        let want: Vec<String> = targets::hsa_targets()
+            .filter(|t| Family::of(t) == Some(Family::Gfx11InitBug))
+            .map(|t| t.name.to_owned())
+            .collect();
+        assert_eq!(g, want);
+        assert!(g.contains(&"gfx1100".to_owned()));
+        assert_eq!(
+            resolve_targets(&["gfx90a".into()]).expect("processor"),
+            ["gfx90a"]
+        );
+        assert!(resolve_targets(&["gfx9000".into()]).is_err());
+        assert!(resolve_targets(&["r600".into()]).is_err());
+    }
+
+    /// Case I is the same whichever cases were built before it, and the
+    /// share of mutants follows --mutants.
+    #[test]
+    fn cases_are_independent_and_kinds_follow_the_ratio() {
+        let cfg = Config::default();
+        let smem = smem_config(&cfg);
+        let mut a = Engine::new(&cfg, smem.as_ref(), None, 0.25).expect("engine");
+        let mut b = Engine::new(&cfg, smem.as_ref(), None, 0.25).expect("engine");
+        let mut mutants = 0;
+        let mut kinds = std::collections::BTreeSet::new();
+        for i in 0..80 {
+            let c = a.case(5, i).expect("builds");
+            kinds.insert(c.kind);
+            mutants += usize::from(c.kind == Kind::Mutant);
+        }
+        assert_eq!(kinds.len(), 4, "every kind appears in 80 cases");
+        assert!(
+            (10..=30).contains(&mutants),
+            "{mutants} mutants of 80 at 0.25"
+        );
+        let late = b.case(5, 79).expect("builds");
+        let again = a.case(5, 79).expect("builds");
+        assert_eq!(late.case.elf, again.case.elf);
+        assert_eq!(manifest_entry(&late, 5, 79), manifest_entry(&again, 5, 79));
+    }
+}
