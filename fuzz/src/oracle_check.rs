@@ -1,0 +1,99 @@
+//! Target `oracle_check`: any bytes through the oracle's whole check, as
+//! `hsaco-conform check` runs it (container scan, then every code object
+//! found with [`Detail::Full`], then the JSON report).
+//!
+//! Finds: panics (slice indexing, arithmetic overflow, unwraps on input
+//! data) anywhere in the ELF, note, MessagePack/YAML metadata, descriptor
+//! and initial-state layers, and memory use beyond the bound of
+//! `tests/check_robustness.rs` (peak at most 16 × input + 1 MiB), checked
+//! on every input when [`crate::alloc::Counting`] is the global allocator
+//! (as in the fuzz target and the crate's tests).
+
+use hsaco_oracle::check::{check_object_with, Detail};
+use hsaco_oracle::container;
+use hsaco_oracle::rules::MAX_VIOLATIONS;
+
+/// Most bytes checking an input of `n` bytes may hold at once.
+pub fn budget(n: usize) -> usize {
+    n.saturating_mul(16).saturating_add(1 << 20)
+}
+
+/// Checks `data`; panics if the oracle panics, breaks its violation cap
+/// or its memory bound.
+pub fn run(data: &[u8]) {
+    let (reports, peak) = crate::alloc::measure(|| {
+        let scan = container::scan(data);
+        let mut reports: Vec<_> = scan
+            .members
+            .iter()
+            .map(|m| check_object_with(m.data, Detail::Full))
+            .collect();
+        if scan.members.is_empty() {
+            // The oracle's contract covers any bytes, not only what the
+            // scan calls a code object.
+            reports.push(check_object_with(data, Detail::Full));
+        }
+        reports
+    });
+    assert!(
+        peak <= budget(data.len()),
+        "checking {} bytes held {peak} bytes at peak (budget {})",
+        data.len(),
+        budget(data.len())
+    );
+    for r in &reports {
+        assert!(r.violations.len() <= MAX_VIOLATIONS);
+        // The JSON report is the scripts' interface: it must serialise
+        // whatever the object holds.
+        let json = serde_json::to_vec(r);
+        assert!(json.is_ok(), "report does not serialise: {json:?}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::smoke;
+
+    #[test]
+    fn random_and_elf_like_inputs() {
+        assert!(crate::alloc::installed(), "the test binary counts");
+        for (k, mut input) in smoke::inputs(0x000c_4ec4, 300, 2048)
+            .into_iter()
+            .enumerate()
+        {
+            if k % 2 == 0 && input.len() >= 64 {
+                // An ELF64 AMDGPU header, so deeper layers are reached.
+                input[..4].copy_from_slice(b"\x7fELF");
+                input[4] = 2;
+                input[5] = 1;
+                input[7] = 64;
+                input[18] = 224;
+                input[19] = 0;
+            }
+            run(&input);
+        }
+    }
+
+    #[test]
+    fn generated_objects_and_their_truncations() {
+        let cases = smoke::generated_cases(8);
+        assert_eq!(cases.len(), 8);
+        for c in &cases {
+            run(&c.elf);
+            for cut in (0..c.elf.len()).step_by(97) {
+                run(&c.elf[..cut]);
+            }
+        }
+    }
+
+    #[test]
+    fn over_budget_is_caught() {
+        // The bound is real: a check that held more would fail. Measure an
+        // allocation the size of the budget for a small input.
+        let ((), peak) = crate::alloc::measure(|| {
+            std::hint::black_box(vec![0u8; budget(10) + 1]);
+        });
+        assert!(peak > budget(10));
+    }
+}
