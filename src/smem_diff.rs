@@ -139,9 +139,10 @@ pub enum Divergence {
     /// LLVM 14 and 15 print it without a mark (and take no special
     /// register in 256/512-bit operands); the oracle calls it invalid.
     OutOfClassRegister,
-    /// The null register as an SDATA tuple of two or more dwords, or (GFX11
-    /// and GFX12) as SBASE: LLVM prints `null` (its register classes
-    /// include it); the oracle calls it invalid.
+    /// The null register as an SDATA tuple of two or more dwords, register
+    /// 125 as SDATA on GFX8/GFX9 (which have no null register), or (GFX11
+    /// and GFX12) null as SBASE: LLVM prints `null`; the oracle calls it
+    /// invalid.
     NullTuple,
     /// GFX8 has 12 trap temporaries, but LLVM names SDATA tuples that run
     /// past ttmp11 (`ttmp[8:15]`); the oracle calls them invalid.
@@ -206,8 +207,9 @@ impl Divergence {
                  assembler rejects it, the oracle calls the word invalid"
             }
             Self::NullTuple => {
-                "LLVM prints null as a wide SDATA tuple or (GFX11+) as SBASE; its \
-                 assembler rejects it, the oracle calls the word invalid"
+                "LLVM prints null as a wide SDATA tuple, as SDATA on GFX8/GFX9 (which \
+                 have no null) or (GFX11+) as SBASE; its assembler rejects it, the \
+                 oracle calls the word invalid"
             }
             Self::Gfx8TtmpPast11 => {
                 "GFX8 has ttmp0-ttmp11 only, but LLVM names SDATA tuples reaching \
@@ -482,6 +484,14 @@ fn llvm_operand(version: u32, gen: SmemGen, role: Role, v: u8, width: u8) -> Ope
             124 | 125 if v == gen.m0() => "m0",
             126 => "exec_lo",
             127 => "exec_hi",
+            // GFX8/GFX9 register 125: printed as null, which they lack.
+            _ if null => {
+                return Operand::Print {
+                    text: "null".to_owned(),
+                    warning: None,
+                    divergence: Divergence::NullTuple,
+                }
+            }
             _ => return Operand::Unmodelled,
         };
         return Operand::Print {

@@ -437,11 +437,17 @@ fn text_and_code_lines_agree() {
         [".long 0xbf8cc07f", "s_endpgm"]
     );
     // Valid words whose text llvm-mc-19 refuses stay data: s[100:103] on
-    // GFX9, `null` as GFX9 SDATA, xnack_mask on gfx803 (not on gfx801).
+    // GFX9, xnack_mask on gfx803 (not on gfx801). Register 125 as GFX9
+    // SDATA (`null`, which GFX9 lacks) is invalid and stays data too.
     let word = |w: u64| [w as u32, (w >> 32) as u32];
+    let null_sdata = osmem::decode(SmemGen::Gfx9, 0xc002_1f40);
+    assert!(matches!(null_sdata.verdict, Verdict::Invalid(_)));
+    assert_eq!(
+        smem::code_lines(target("gfx900"), &word(0xc002_1f40)),
+        [".long 0xc0021f40", ".long 0x00000000"]
+    );
     for (t, w, text) in [
         ("gfx900", 0xc00a_1900u64, None),
-        ("gfx900", 0xc002_1f40, None),
         ("gfx803", 0xc002_1a00, None),
         (
             "gfx801",

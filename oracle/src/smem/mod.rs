@@ -658,7 +658,10 @@ pub fn tuple_align(width: u8) -> u8 {
 /// (SBASE takes it, SDATA does not).
 pub fn tuple_name(gen: SmemGen, v: u8, width: u8, allow_exec: bool) -> Option<RegName> {
     if width == 1 {
-        return (v != gen.m0() && v < 126).then(|| single_name(gen, v));
+        // GFX8/GFX9 have no null register: LLVM's assembler rejects `null`
+        // there, although its disassembler prints register 125 so.
+        let no_null = !gen.is_rdna() && v == 125;
+        return (v != gen.m0() && v < 126 && !no_null).then(|| single_name(gen, v));
     }
     if width == 0 || !v.is_multiple_of(tuple_align(width)) {
         return None;
