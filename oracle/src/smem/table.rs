@@ -216,93 +216,125 @@ pub static GFX8: &[OpInfo] = &[
     op("s_atc_probe_buffer", 39, 0, ProbeBuffer),
 ];
 
+/// The scalar atomics of GFX9 and gfx1010–gfx1013 (same opcodes and
+/// names on both), checked with `llvm-mc-19 -mcpu=gfx900` and `gfx1010`.
+macro_rules! scalar_atomics {
+    () => {
+        [
+            op("s_buffer_atomic_swap", 64, 1, BufferAtomic),
+            op("s_buffer_atomic_cmpswap", 65, 2, BufferAtomic),
+            op("s_buffer_atomic_add", 66, 1, BufferAtomic),
+            op("s_buffer_atomic_sub", 67, 1, BufferAtomic),
+            op("s_buffer_atomic_smin", 68, 1, BufferAtomic),
+            op("s_buffer_atomic_umin", 69, 1, BufferAtomic),
+            op("s_buffer_atomic_smax", 70, 1, BufferAtomic),
+            op("s_buffer_atomic_umax", 71, 1, BufferAtomic),
+            op("s_buffer_atomic_and", 72, 1, BufferAtomic),
+            op("s_buffer_atomic_or", 73, 1, BufferAtomic),
+            op("s_buffer_atomic_xor", 74, 1, BufferAtomic),
+            op("s_buffer_atomic_inc", 75, 1, BufferAtomic),
+            op("s_buffer_atomic_dec", 76, 1, BufferAtomic),
+            op("s_buffer_atomic_swap_x2", 96, 2, BufferAtomic),
+            op("s_buffer_atomic_cmpswap_x2", 97, 4, BufferAtomic),
+            op("s_buffer_atomic_add_x2", 98, 2, BufferAtomic),
+            op("s_buffer_atomic_sub_x2", 99, 2, BufferAtomic),
+            op("s_buffer_atomic_smin_x2", 100, 2, BufferAtomic),
+            op("s_buffer_atomic_umin_x2", 101, 2, BufferAtomic),
+            op("s_buffer_atomic_smax_x2", 102, 2, BufferAtomic),
+            op("s_buffer_atomic_umax_x2", 103, 2, BufferAtomic),
+            op("s_buffer_atomic_and_x2", 104, 2, BufferAtomic),
+            op("s_buffer_atomic_or_x2", 105, 2, BufferAtomic),
+            op("s_buffer_atomic_xor_x2", 106, 2, BufferAtomic),
+            op("s_buffer_atomic_inc_x2", 107, 2, BufferAtomic),
+            op("s_buffer_atomic_dec_x2", 108, 2, BufferAtomic),
+            op("s_atomic_swap", 128, 1, Atomic),
+            op("s_atomic_cmpswap", 129, 2, Atomic),
+            op("s_atomic_add", 130, 1, Atomic),
+            op("s_atomic_sub", 131, 1, Atomic),
+            op("s_atomic_smin", 132, 1, Atomic),
+            op("s_atomic_umin", 133, 1, Atomic),
+            op("s_atomic_smax", 134, 1, Atomic),
+            op("s_atomic_umax", 135, 1, Atomic),
+            op("s_atomic_and", 136, 1, Atomic),
+            op("s_atomic_or", 137, 1, Atomic),
+            op("s_atomic_xor", 138, 1, Atomic),
+            op("s_atomic_inc", 139, 1, Atomic),
+            op("s_atomic_dec", 140, 1, Atomic),
+            op("s_atomic_swap_x2", 160, 2, Atomic),
+            op("s_atomic_cmpswap_x2", 161, 4, Atomic),
+            op("s_atomic_add_x2", 162, 2, Atomic),
+            op("s_atomic_sub_x2", 163, 2, Atomic),
+            op("s_atomic_smin_x2", 164, 2, Atomic),
+            op("s_atomic_umin_x2", 165, 2, Atomic),
+            op("s_atomic_smax_x2", 166, 2, Atomic),
+            op("s_atomic_umax_x2", 167, 2, Atomic),
+            op("s_atomic_and_x2", 168, 2, Atomic),
+            op("s_atomic_or_x2", 169, 2, Atomic),
+            op("s_atomic_xor_x2", 170, 2, Atomic),
+            op("s_atomic_inc_x2", 171, 2, Atomic),
+            op("s_atomic_dec_x2", 172, 2, Atomic),
+        ]
+    };
+}
+
+/// Concatenates two opcode lists at compile time.
+const fn concat<const A: usize, const B: usize, const N: usize>(
+    a: [OpInfo; A],
+    b: [OpInfo; B],
+) -> [OpInfo; N] {
+    // Evaluated at compile time: a wrong length fails the build.
+    assert!(A + B == N, "concat: N must be A + B");
+    let mut out = [a[0]; N];
+    let mut k = 0;
+    while k < A {
+        out[k] = a[k];
+        k += 1;
+    }
+    while k < N {
+        out[k] = b[k - A];
+        k += 1;
+    }
+    out
+}
+
 /// GFX9 (gfx900–gfx950): GFX8's opcodes plus scratch, discard and atomics.
-pub static GFX9: &[OpInfo] = &[
-    op("s_load_dword", 0, 1, Load),
-    op("s_load_dwordx2", 1, 2, Load),
-    op("s_load_dwordx4", 2, 4, Load),
-    op("s_load_dwordx8", 3, 8, Load),
-    op("s_load_dwordx16", 4, 16, Load),
-    op("s_scratch_load_dword", 5, 1, ScratchLoad),
-    op("s_scratch_load_dwordx2", 6, 2, ScratchLoad),
-    op("s_scratch_load_dwordx4", 7, 4, ScratchLoad),
-    op("s_buffer_load_dword", 8, 1, BufferLoad),
-    op("s_buffer_load_dwordx2", 9, 2, BufferLoad),
-    op("s_buffer_load_dwordx4", 10, 4, BufferLoad),
-    op("s_buffer_load_dwordx8", 11, 8, BufferLoad),
-    op("s_buffer_load_dwordx16", 12, 16, BufferLoad),
-    op("s_store_dword", 16, 1, Store),
-    op("s_store_dwordx2", 17, 2, Store),
-    op("s_store_dwordx4", 18, 4, Store),
-    op("s_scratch_store_dword", 21, 1, ScratchStore),
-    op("s_scratch_store_dwordx2", 22, 2, ScratchStore),
-    op("s_scratch_store_dwordx4", 23, 4, ScratchStore),
-    op("s_buffer_store_dword", 24, 1, BufferStore),
-    op("s_buffer_store_dwordx2", 25, 2, BufferStore),
-    op("s_buffer_store_dwordx4", 26, 4, BufferStore),
-    op("s_dcache_inv", 32, 0, Cache),
-    op("s_dcache_wb", 33, 0, Cache),
-    op("s_dcache_inv_vol", 34, 0, Cache),
-    op("s_dcache_wb_vol", 35, 0, Cache),
-    op("s_memtime", 36, 2, Time),
-    op("s_memrealtime", 37, 2, Time),
-    op("s_atc_probe", 38, 0, Probe),
-    op("s_atc_probe_buffer", 39, 0, ProbeBuffer),
-    op("s_dcache_discard", 40, 0, Discard),
-    op("s_dcache_discard_x2", 41, 0, Discard),
-    op("s_buffer_atomic_swap", 64, 1, BufferAtomic),
-    op("s_buffer_atomic_cmpswap", 65, 2, BufferAtomic),
-    op("s_buffer_atomic_add", 66, 1, BufferAtomic),
-    op("s_buffer_atomic_sub", 67, 1, BufferAtomic),
-    op("s_buffer_atomic_smin", 68, 1, BufferAtomic),
-    op("s_buffer_atomic_umin", 69, 1, BufferAtomic),
-    op("s_buffer_atomic_smax", 70, 1, BufferAtomic),
-    op("s_buffer_atomic_umax", 71, 1, BufferAtomic),
-    op("s_buffer_atomic_and", 72, 1, BufferAtomic),
-    op("s_buffer_atomic_or", 73, 1, BufferAtomic),
-    op("s_buffer_atomic_xor", 74, 1, BufferAtomic),
-    op("s_buffer_atomic_inc", 75, 1, BufferAtomic),
-    op("s_buffer_atomic_dec", 76, 1, BufferAtomic),
-    op("s_buffer_atomic_swap_x2", 96, 2, BufferAtomic),
-    op("s_buffer_atomic_cmpswap_x2", 97, 4, BufferAtomic),
-    op("s_buffer_atomic_add_x2", 98, 2, BufferAtomic),
-    op("s_buffer_atomic_sub_x2", 99, 2, BufferAtomic),
-    op("s_buffer_atomic_smin_x2", 100, 2, BufferAtomic),
-    op("s_buffer_atomic_umin_x2", 101, 2, BufferAtomic),
-    op("s_buffer_atomic_smax_x2", 102, 2, BufferAtomic),
-    op("s_buffer_atomic_umax_x2", 103, 2, BufferAtomic),
-    op("s_buffer_atomic_and_x2", 104, 2, BufferAtomic),
-    op("s_buffer_atomic_or_x2", 105, 2, BufferAtomic),
-    op("s_buffer_atomic_xor_x2", 106, 2, BufferAtomic),
-    op("s_buffer_atomic_inc_x2", 107, 2, BufferAtomic),
-    op("s_buffer_atomic_dec_x2", 108, 2, BufferAtomic),
-    op("s_atomic_swap", 128, 1, Atomic),
-    op("s_atomic_cmpswap", 129, 2, Atomic),
-    op("s_atomic_add", 130, 1, Atomic),
-    op("s_atomic_sub", 131, 1, Atomic),
-    op("s_atomic_smin", 132, 1, Atomic),
-    op("s_atomic_umin", 133, 1, Atomic),
-    op("s_atomic_smax", 134, 1, Atomic),
-    op("s_atomic_umax", 135, 1, Atomic),
-    op("s_atomic_and", 136, 1, Atomic),
-    op("s_atomic_or", 137, 1, Atomic),
-    op("s_atomic_xor", 138, 1, Atomic),
-    op("s_atomic_inc", 139, 1, Atomic),
-    op("s_atomic_dec", 140, 1, Atomic),
-    op("s_atomic_swap_x2", 160, 2, Atomic),
-    op("s_atomic_cmpswap_x2", 161, 4, Atomic),
-    op("s_atomic_add_x2", 162, 2, Atomic),
-    op("s_atomic_sub_x2", 163, 2, Atomic),
-    op("s_atomic_smin_x2", 164, 2, Atomic),
-    op("s_atomic_umin_x2", 165, 2, Atomic),
-    op("s_atomic_smax_x2", 166, 2, Atomic),
-    op("s_atomic_umax_x2", 167, 2, Atomic),
-    op("s_atomic_and_x2", 168, 2, Atomic),
-    op("s_atomic_or_x2", 169, 2, Atomic),
-    op("s_atomic_xor_x2", 170, 2, Atomic),
-    op("s_atomic_inc_x2", 171, 2, Atomic),
-    op("s_atomic_dec_x2", 172, 2, Atomic),
-];
+pub static GFX9: &[OpInfo] = &{
+    const BASE: [OpInfo; 32] = [
+        op("s_load_dword", 0, 1, Load),
+        op("s_load_dwordx2", 1, 2, Load),
+        op("s_load_dwordx4", 2, 4, Load),
+        op("s_load_dwordx8", 3, 8, Load),
+        op("s_load_dwordx16", 4, 16, Load),
+        op("s_scratch_load_dword", 5, 1, ScratchLoad),
+        op("s_scratch_load_dwordx2", 6, 2, ScratchLoad),
+        op("s_scratch_load_dwordx4", 7, 4, ScratchLoad),
+        op("s_buffer_load_dword", 8, 1, BufferLoad),
+        op("s_buffer_load_dwordx2", 9, 2, BufferLoad),
+        op("s_buffer_load_dwordx4", 10, 4, BufferLoad),
+        op("s_buffer_load_dwordx8", 11, 8, BufferLoad),
+        op("s_buffer_load_dwordx16", 12, 16, BufferLoad),
+        op("s_store_dword", 16, 1, Store),
+        op("s_store_dwordx2", 17, 2, Store),
+        op("s_store_dwordx4", 18, 4, Store),
+        op("s_scratch_store_dword", 21, 1, ScratchStore),
+        op("s_scratch_store_dwordx2", 22, 2, ScratchStore),
+        op("s_scratch_store_dwordx4", 23, 4, ScratchStore),
+        op("s_buffer_store_dword", 24, 1, BufferStore),
+        op("s_buffer_store_dwordx2", 25, 2, BufferStore),
+        op("s_buffer_store_dwordx4", 26, 4, BufferStore),
+        op("s_dcache_inv", 32, 0, Cache),
+        op("s_dcache_wb", 33, 0, Cache),
+        op("s_dcache_inv_vol", 34, 0, Cache),
+        op("s_dcache_wb_vol", 35, 0, Cache),
+        op("s_memtime", 36, 2, Time),
+        op("s_memrealtime", 37, 2, Time),
+        op("s_atc_probe", 38, 0, Probe),
+        op("s_atc_probe_buffer", 39, 0, ProbeBuffer),
+        op("s_dcache_discard", 40, 0, Discard),
+        op("s_dcache_discard_x2", 41, 0, Discard),
+    ];
+    concat::<32, 52, 84>(BASE, scalar_atomics!())
+};
 
 /// Entries shared by every GFX10 processor (loads, cache and time ops,
 /// probes), checked with `llvm-mc-19 -mcpu=gfx1030`.
@@ -338,7 +370,7 @@ pub static GFX10_3: &[OpInfo] = &gfx10_common!();
 /// scratch, write-back, discard, wave id and scalar atomics.
 pub static GFX10_1: &[OpInfo] = &{
     const COMMON: [OpInfo; 16] = gfx10_common!();
-    const EXTRA: [OpInfo; 68] = [
+    const EXTRA: [OpInfo; 16] = [
         op("s_scratch_load_dword", 5, 1, ScratchLoad),
         op("s_scratch_load_dwordx2", 6, 2, ScratchLoad),
         op("s_scratch_load_dwordx4", 7, 4, ScratchLoad),
@@ -355,70 +387,9 @@ pub static GFX10_1: &[OpInfo] = &{
         op("s_dcache_discard", 40, 0, Discard),
         op("s_dcache_discard_x2", 41, 0, Discard),
         op("s_get_waveid_in_workgroup", 42, 1, WaveId),
-        op("s_buffer_atomic_swap", 64, 1, BufferAtomic),
-        op("s_buffer_atomic_cmpswap", 65, 2, BufferAtomic),
-        op("s_buffer_atomic_add", 66, 1, BufferAtomic),
-        op("s_buffer_atomic_sub", 67, 1, BufferAtomic),
-        op("s_buffer_atomic_smin", 68, 1, BufferAtomic),
-        op("s_buffer_atomic_umin", 69, 1, BufferAtomic),
-        op("s_buffer_atomic_smax", 70, 1, BufferAtomic),
-        op("s_buffer_atomic_umax", 71, 1, BufferAtomic),
-        op("s_buffer_atomic_and", 72, 1, BufferAtomic),
-        op("s_buffer_atomic_or", 73, 1, BufferAtomic),
-        op("s_buffer_atomic_xor", 74, 1, BufferAtomic),
-        op("s_buffer_atomic_inc", 75, 1, BufferAtomic),
-        op("s_buffer_atomic_dec", 76, 1, BufferAtomic),
-        op("s_buffer_atomic_swap_x2", 96, 2, BufferAtomic),
-        op("s_buffer_atomic_cmpswap_x2", 97, 4, BufferAtomic),
-        op("s_buffer_atomic_add_x2", 98, 2, BufferAtomic),
-        op("s_buffer_atomic_sub_x2", 99, 2, BufferAtomic),
-        op("s_buffer_atomic_smin_x2", 100, 2, BufferAtomic),
-        op("s_buffer_atomic_umin_x2", 101, 2, BufferAtomic),
-        op("s_buffer_atomic_smax_x2", 102, 2, BufferAtomic),
-        op("s_buffer_atomic_umax_x2", 103, 2, BufferAtomic),
-        op("s_buffer_atomic_and_x2", 104, 2, BufferAtomic),
-        op("s_buffer_atomic_or_x2", 105, 2, BufferAtomic),
-        op("s_buffer_atomic_xor_x2", 106, 2, BufferAtomic),
-        op("s_buffer_atomic_inc_x2", 107, 2, BufferAtomic),
-        op("s_buffer_atomic_dec_x2", 108, 2, BufferAtomic),
-        op("s_atomic_swap", 128, 1, Atomic),
-        op("s_atomic_cmpswap", 129, 2, Atomic),
-        op("s_atomic_add", 130, 1, Atomic),
-        op("s_atomic_sub", 131, 1, Atomic),
-        op("s_atomic_smin", 132, 1, Atomic),
-        op("s_atomic_umin", 133, 1, Atomic),
-        op("s_atomic_smax", 134, 1, Atomic),
-        op("s_atomic_umax", 135, 1, Atomic),
-        op("s_atomic_and", 136, 1, Atomic),
-        op("s_atomic_or", 137, 1, Atomic),
-        op("s_atomic_xor", 138, 1, Atomic),
-        op("s_atomic_inc", 139, 1, Atomic),
-        op("s_atomic_dec", 140, 1, Atomic),
-        op("s_atomic_swap_x2", 160, 2, Atomic),
-        op("s_atomic_cmpswap_x2", 161, 4, Atomic),
-        op("s_atomic_add_x2", 162, 2, Atomic),
-        op("s_atomic_sub_x2", 163, 2, Atomic),
-        op("s_atomic_smin_x2", 164, 2, Atomic),
-        op("s_atomic_umin_x2", 165, 2, Atomic),
-        op("s_atomic_smax_x2", 166, 2, Atomic),
-        op("s_atomic_umax_x2", 167, 2, Atomic),
-        op("s_atomic_and_x2", 168, 2, Atomic),
-        op("s_atomic_or_x2", 169, 2, Atomic),
-        op("s_atomic_xor_x2", 170, 2, Atomic),
-        op("s_atomic_inc_x2", 171, 2, Atomic),
-        op("s_atomic_dec_x2", 172, 2, Atomic),
     ];
-    let mut out = [COMMON[0]; 84];
-    let mut k = 0;
-    while k < 16 {
-        out[k] = COMMON[k];
-        k += 1;
-    }
-    while k < 84 {
-        out[k] = EXTRA[k - 16];
-        k += 1;
-    }
-    out
+    const BASE: [OpInfo; 32] = concat::<16, 16, 32>(COMMON, EXTRA);
+    concat::<32, 52, 84>(BASE, scalar_atomics!())
 };
 
 /// GFX11 (gfx1100–gfx1153): loads with the `_bNN` names, cache ops and
