@@ -15,6 +15,8 @@
 
 mod support;
 
+use support::mc::mc;
+
 use hsaco_gen::arbitrary::Unstructured;
 use hsaco_gen::config::SmemWaits;
 use hsaco_gen::smem::{self, Stream};
@@ -22,9 +24,7 @@ use hsaco_gen::Config;
 use hsaco_oracle::smem::exec::Step;
 use hsaco_oracle::smem::{Offset, SmemGen};
 use hsaco_oracle::targets::{by_name, hsa_targets, Target};
-use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
 
 const FAMILIES: [&str; 7] = [
     "gfx803", "gfx900", "gfx90a", "gfx1010", "gfx1030", "gfx1100", "gfx1200",
@@ -46,27 +46,6 @@ fn seed_bytes(seed: u64, len: usize) -> Vec<u8> {
     }
     out.truncate(len);
     out
-}
-
-/// Runs llvm-mc with `input` on stdin; returns (stdout, stderr).
-fn mc(tool: &Path, cpu: &str, extra: &[&str], input: &str) -> (String, String) {
-    let mut child = Command::new(tool)
-        .args(["-triple=amdgcn-amd-amdhsa", &format!("-mcpu={cpu}")])
-        .args(extra)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn llvm-mc-19");
-    let mut stdin = child.stdin.take().expect("stdin");
-    let data = input.to_owned();
-    let writer = std::thread::spawn(move || stdin.write_all(data.as_bytes()));
-    let out = child.wait_with_output().expect("llvm-mc-19 output");
-    writer.join().expect("writer thread").expect("write stdin");
-    (
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
 }
 
 /// The configurations sampled: the default, long streams with minimal

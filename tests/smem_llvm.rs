@@ -13,57 +13,16 @@
 
 mod support;
 
+use support::mc::{insn_lines, mc, reported_lines, run_with_input};
+
 use hsaco_oracle::smem::forms::{self, OffsetForm};
 use hsaco_oracle::smem::{self, EncodeError, Instruction, InvalidReason, SmemGen, Verdict};
 use hsaco_oracle::targets::by_name;
-use std::collections::BTreeSet;
-use std::io::Write;
-use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 const TARGETS: &[&str] = &[
     "gfx803", "gfx900", "gfx90a", "gfx1010", "gfx1030", "gfx1100", "gfx1200",
 ];
-
-/// Runs llvm-mc with `input` on stdin; returns (stdout, stderr).
-fn mc(tool: &Path, cpu: &str, extra: &[&str], input: &str) -> (String, String) {
-    let mut child = Command::new(tool)
-        .args(["-triple=amdgcn-amd-amdhsa", &format!("-mcpu={cpu}")])
-        .args(extra)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn llvm-mc-19");
-    let mut stdin = child.stdin.take().expect("stdin");
-    let data = input.to_owned();
-    let writer = std::thread::spawn(move || stdin.write_all(data.as_bytes()));
-    let out = child.wait_with_output().expect("llvm-mc-19 output");
-    writer.join().expect("writer thread").expect("write stdin");
-    (
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
-/// Line numbers (1-based) that llvm-mc reported with `<stdin>:N:C: kind`.
-fn reported_lines(stderr: &str, kind: &str) -> BTreeSet<usize> {
-    stderr
-        .lines()
-        .filter(|l| l.contains(kind))
-        .filter_map(|l| l.strip_prefix("<stdin>:")?.split(':').next()?.parse().ok())
-        .collect()
-}
-
-/// Instruction lines of llvm-mc output (without the `.text` directive).
-fn insn_lines(stdout: &str) -> Vec<String> {
-    stdout
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with('.'))
-        .map(str::to_owned)
-        .collect()
-}
 
 /// Every form of `gen` (opcode × offset form × modifier set, the shapes
 /// the generators draw from) with representative operands: SGPRs and trap
@@ -193,22 +152,10 @@ fn encode_and_print_match_llvm_mc() {
 
 /// Runs `hsaco-conform smem encode --target cpu` on `input`; its lines.
 fn smem_encode_cli(cpu: &str, input: &str) -> Vec<String> {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_hsaco-conform"))
-        .args(["smem", "encode", "--target", cpu])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn hsaco-conform");
-    let mut stdin = child.stdin.take().expect("stdin");
-    let data = input.to_owned();
-    let writer = std::thread::spawn(move || stdin.write_all(data.as_bytes()));
-    let out = child.wait_with_output().expect("hsaco-conform output");
-    writer.join().expect("writer thread").expect("write stdin");
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(str::to_owned)
-        .collect()
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_hsaco-conform"));
+    cmd.args(["smem", "encode", "--target", cpu]);
+    let (out, _) = run_with_input(cmd, input);
+    out.lines().map(str::to_owned).collect()
 }
 
 /// A word as `smem encode` prints it: eight little-endian bytes.

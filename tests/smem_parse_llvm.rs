@@ -23,81 +23,18 @@
 
 mod support;
 
+use support::mc::{insn_lines, mc, reported_lines};
+
 use hsaco_oracle::smem::parse::{self, format, Dialect, ParseErrorKind, ParseOptions};
 use hsaco_oracle::smem::{self, Class, Instruction, OpInfo, RegName, SmemGen};
 use hsaco_oracle::targets::by_name;
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::{Read, Write};
 use std::path::Path;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
 
 const TARGETS19: &[&str] = &[
     "gfx803", "gfx900", "gfx90a", "gfx1010", "gfx1030", "gfx1100", "gfx1200",
 ];
 const TARGETS14: &[&str] = &["gfx803", "gfx900", "gfx90a", "gfx1010", "gfx1030"];
-
-/// Runs llvm-mc with `input` on stdin and a time limit (some inputs make
-/// llvm-mc-19 loop forever; none should be in these tests).
-fn mc(tool: &Path, cpu: &str, extra: &[&str], input: &str) -> (String, String) {
-    let mut child = Command::new(tool)
-        .args(["-triple=amdgcn-amd-amdhsa", &format!("-mcpu={cpu}")])
-        .args(extra)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn llvm-mc");
-    let mut stdin = child.stdin.take().expect("stdin");
-    let data = input.to_owned();
-    let writer = std::thread::spawn(move || stdin.write_all(data.as_bytes()));
-    let mut out = child.stdout.take().expect("stdout");
-    let mut err = child.stderr.take().expect("stderr");
-    let reader = std::thread::spawn(move || {
-        let mut s = Vec::new();
-        out.read_to_end(&mut s).map(|_| s)
-    });
-    let ereader = std::thread::spawn(move || {
-        let mut s = Vec::new();
-        err.read_to_end(&mut s).map(|_| s)
-    });
-    let deadline = Instant::now() + Duration::from_secs(300);
-    loop {
-        if child.try_wait().expect("wait").is_some() {
-            break;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            panic!("{} -mcpu={cpu} did not finish", tool.display());
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    writer.join().expect("writer").expect("write stdin");
-    let out = reader.join().expect("reader").expect("read stdout");
-    let err = ereader.join().expect("reader").expect("read stderr");
-    (
-        String::from_utf8_lossy(&out).into_owned(),
-        String::from_utf8_lossy(&err).into_owned(),
-    )
-}
-
-/// Line numbers (1-based) that llvm-mc reported with `<stdin>:N:C: kind`.
-fn reported_lines(stderr: &str, kind: &str) -> BTreeSet<usize> {
-    stderr
-        .lines()
-        .filter(|l| l.contains(kind))
-        .filter_map(|l| l.strip_prefix("<stdin>:")?.split(':').next()?.parse().ok())
-        .collect()
-}
-
-fn insn_lines(stdout: &str) -> Vec<String> {
-    stdout
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with('.'))
-        .map(str::to_owned)
-        .collect()
-}
 
 fn parse_encoding(line: &str) -> Option<u64> {
     let (_, enc) = line.split_once("; encoding: [")?;

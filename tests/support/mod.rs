@@ -11,6 +11,7 @@ use std::path::PathBuf;
 
 pub mod elfedit;
 pub mod fixtures;
+pub mod mc;
 pub mod objdump;
 
 /// True when running under `.ci/run` (peers are required there).
