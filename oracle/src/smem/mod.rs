@@ -379,6 +379,9 @@ const NO_PLAN: Plan = Plan {
     buffer: false,
 };
 
+/// Register-class lookups of the reference decoder (the fast path reads
+/// the per-opcode plans instead).
+#[cfg(test)]
 impl GenTables {
     /// True when SDATA `v` names a tuple of `width` dwords.
     fn sdata_ok(&self, v: u8, width: u8) -> bool {
@@ -1003,7 +1006,7 @@ pub fn decode(gen: SmemGen, word: u64) -> Decoded {
 /// The decoder written field by field, as the documents describe the
 /// encoding; [`decode`] is the table-driven fast path and must agree with
 /// it on every word (a property test checks).
-#[cfg_attr(not(test), allow(dead_code))]
+#[cfg(test)]
 fn decode_reference(gen: SmemGen, word: u64) -> Decoded {
     let (op_lo, op_width) = gen.opcode_field();
     let opcode = field(word, op_lo, op_width) as u8;
@@ -1144,7 +1147,7 @@ fn decode_reference(gen: SmemGen, word: u64) -> Decoded {
 
 /// GFX12: fields at their own positions; LLVM ignores bits 20:19, 25 and
 /// 56, and th/scope on everything but loads.
-#[cfg_attr(not(test), allow(dead_code))]
+#[cfg(test)]
 fn decode_gfx12(t: &GenTables, word: u64, opcode: u8, op: &'static OpInfo) -> Decoded {
     let gen = SmemGen::Gfx12;
     let c = op.class;
