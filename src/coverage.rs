@@ -998,7 +998,7 @@ fn valid_reason(id: &str, scope: &Result<Scope, &'static str>) -> Option<&'stati
 
 /// Why no mutant can break rule `id`, from the mutators' own list.
 fn unmutable_reason(id: &str) -> Option<&'static str> {
-    mutate::UNMUTABLE
+    mutate::unmutable()
         .iter()
         .find(|(r, _)| *r == id)
         .map(|(_, why)| *why)

@@ -218,114 +218,167 @@ fn uints(v: &[u32]) -> Doc<'static> {
     Doc::Array(v.iter().map(|&x| Doc::UInt(x.into())).collect())
 }
 
+/// Receives one metadata map's entries in key order. Each map's keys are
+/// listed once ([`ArgSpec::entries`], [`KernelMeta::entries`]) and both
+/// renderings are made from that list: the [`Doc`] tree (for YAML and
+/// the mutators) and the MessagePack bytes, which
+/// [`crate::emit::msgpack`] writes directly because building and freeing
+/// a tree for every generated object cost a quarter of generation time.
+pub(crate) trait Entries<'a> {
+    /// A non-negative integer.
+    fn uint(&mut self, k: &'static str, v: u64);
+    /// A string.
+    fn str(&mut self, k: &'static str, v: &'a str);
+    /// A boolean.
+    fn bool(&mut self, k: &'static str, v: bool);
+    /// An array of integers.
+    fn uints(&mut self, k: &'static str, v: &[u32]);
+    /// The argument maps.
+    fn args(&mut self, k: &'static str, v: &'a [ArgSpec]);
+}
+
+/// Collects entries into a [`Doc::Map`].
+struct DocEntries<'a>(Vec<(&'static str, Doc<'a>)>);
+
+impl<'a> Entries<'a> for DocEntries<'a> {
+    fn uint(&mut self, k: &'static str, v: u64) {
+        self.0.push((k, Doc::UInt(v)));
+    }
+    fn str(&mut self, k: &'static str, v: &'a str) {
+        self.0.push((k, Doc::Str(v)));
+    }
+    fn bool(&mut self, k: &'static str, v: bool) {
+        self.0.push((k, Doc::Bool(v)));
+    }
+    fn uints(&mut self, k: &'static str, v: &[u32]) {
+        self.0.push((k, uints(v)));
+    }
+    fn args(&mut self, k: &'static str, v: &'a [ArgSpec]) {
+        self.0
+            .push((k, Doc::Array(v.iter().map(ArgSpec::doc).collect())));
+    }
+}
+
 impl ArgSpec {
     fn doc(&self) -> Doc<'_> {
-        let mut m: Vec<(&'static str, Doc<'_>)> = Vec::with_capacity(8);
-        let mut put = |k: &'static str, v: Option<Doc<'static>>| {
-            if let Some(v) = v {
-                m.push((k, v));
-            }
-        };
-        put(".access", self.access.map(|a| Doc::Str(a.as_str())));
-        put(
-            ".actual_access",
-            self.actual_access.map(|a| Doc::Str(a.as_str())),
-        );
-        put(
-            ".address_space",
-            self.address_space.map(|a| Doc::Str(a.as_str())),
-        );
-        put(".is_const", self.is_const.map(Doc::Bool));
-        put(".is_pipe", self.is_pipe.map(Doc::Bool));
-        put(".is_restrict", self.is_restrict.map(Doc::Bool));
-        put(".is_volatile", self.is_volatile.map(Doc::Bool));
+        let mut e = DocEntries(Vec::with_capacity(8));
+        self.entries(&mut e);
+        Doc::Map(e.0)
+    }
+
+    /// The argument map's entries, in key order.
+    pub(crate) fn entries<'a, E: Entries<'a>>(&'a self, e: &mut E) {
+        if let Some(a) = self.access {
+            e.str(".access", a.as_str());
+        }
+        if let Some(a) = self.actual_access {
+            e.str(".actual_access", a.as_str());
+        }
+        if let Some(a) = self.address_space {
+            e.str(".address_space", a.as_str());
+        }
+        if let Some(b) = self.is_const {
+            e.bool(".is_const", b);
+        }
+        if let Some(b) = self.is_pipe {
+            e.bool(".is_pipe", b);
+        }
+        if let Some(b) = self.is_restrict {
+            e.bool(".is_restrict", b);
+        }
+        if let Some(b) = self.is_volatile {
+            e.bool(".is_volatile", b);
+        }
         if let Some(n) = &self.name {
-            m.push((".name", Doc::Str(n)));
+            e.str(".name", n);
         }
-        m.push((".offset", Doc::UInt(self.offset.into())));
+        e.uint(".offset", self.offset.into());
         if let Some(p) = self.pointee_align {
-            m.push((".pointee_align", Doc::UInt(p.into())));
+            e.uint(".pointee_align", p.into());
         }
-        m.push((".size", Doc::UInt(self.size.into())));
+        e.uint(".size", self.size.into());
         if let Some(t) = self.type_name {
-            m.push((".type_name", Doc::Str(t)));
+            e.str(".type_name", t);
         }
-        m.push((".value_kind", Doc::Str(self.kind.as_str())));
-        Doc::Map(m)
+        e.str(".value_kind", self.kind.as_str());
     }
 }
 
 impl KernelMeta {
     fn doc(&self) -> Doc<'_> {
-        let mut m: Vec<(&'static str, Doc<'_>)> = Vec::with_capacity(28);
-        let u = |x: u32| Doc::UInt(x.into());
+        let mut e = DocEntries(Vec::with_capacity(28));
+        self.entries(&mut e);
+        Doc::Map(e.0)
+    }
+
+    /// The kernel map's entries, in key order.
+    pub(crate) fn entries<'a, E: Entries<'a>>(&'a self, e: &mut E) {
         if let Some(a) = self.agpr_count {
-            m.push((".agpr_count", u(a)));
+            e.uint(".agpr_count", a.into());
         }
         if !self.args.is_empty() {
-            m.push((
-                ".args",
-                Doc::Array(self.args.iter().map(ArgSpec::doc).collect()),
-            ));
+            e.args(".args", &self.args);
         }
         if let Some(s) = &self.device_enqueue_symbol {
-            m.push((".device_enqueue_symbol", Doc::Str(s)));
+            e.str(".device_enqueue_symbol", s);
         }
-        m.push((
+        e.uint(
             ".group_segment_fixed_size",
-            u(self.group_segment_fixed_size),
-        ));
-        m.push((".kernarg_segment_align", u(self.kernarg_segment_align)));
-        m.push((".kernarg_segment_size", u(self.kernarg_segment_size)));
+            self.group_segment_fixed_size.into(),
+        );
+        e.uint(".kernarg_segment_align", self.kernarg_segment_align.into());
+        e.uint(".kernarg_segment_size", self.kernarg_segment_size.into());
         if let Some(k) = self.kind {
-            m.push((".kind", Doc::Str(k)));
+            e.str(".kind", k);
         }
         if let Some(l) = self.language {
-            m.push((".language", Doc::Str(l)));
+            e.str(".language", l);
         }
         if let Some(v) = self.language_version {
-            m.push((".language_version", uints(&v)));
+            e.uints(".language_version", &v);
         }
-        m.push((".max_flat_workgroup_size", u(self.max_flat_workgroup_size)));
+        e.uint(
+            ".max_flat_workgroup_size",
+            self.max_flat_workgroup_size.into(),
+        );
         if let Some([x, y, z]) = self.max_num_workgroups {
-            m.push((".max_num_workgroups_x", u(x)));
-            m.push((".max_num_workgroups_y", u(y)));
-            m.push((".max_num_workgroups_z", u(z)));
+            e.uint(".max_num_workgroups_x", x.into());
+            e.uint(".max_num_workgroups_y", y.into());
+            e.uint(".max_num_workgroups_z", z.into());
         }
-        m.push((".name", Doc::Str(&self.name)));
-        m.push((
+        e.str(".name", &self.name);
+        e.uint(
             ".private_segment_fixed_size",
-            u(self.private_segment_fixed_size),
-        ));
+            self.private_segment_fixed_size.into(),
+        );
         if let Some(r) = self.reqd_workgroup_size {
-            m.push((".reqd_workgroup_size", uints(&r)));
+            e.uints(".reqd_workgroup_size", &r);
         }
-        m.push((".sgpr_count", u(self.sgpr_count)));
+        e.uint(".sgpr_count", self.sgpr_count.into());
         if let Some(s) = self.sgpr_spill_count {
-            m.push((".sgpr_spill_count", u(s)));
+            e.uint(".sgpr_spill_count", s.into());
         }
-        m.push((".symbol", Doc::Str(&self.symbol)));
+        e.str(".symbol", &self.symbol);
         if let Some(b) = self.uniform_work_group_size {
-            m.push((".uniform_work_group_size", u(b.into())));
+            e.uint(".uniform_work_group_size", b.into());
         }
         if let Some(b) = self.uses_dynamic_stack {
-            m.push((".uses_dynamic_stack", Doc::Bool(b)));
+            e.bool(".uses_dynamic_stack", b);
         }
         if let Some(v) = self.vec_type_hint {
-            m.push((".vec_type_hint", Doc::Str(v)));
+            e.str(".vec_type_hint", v);
         }
-        m.push((".vgpr_count", u(self.vgpr_count)));
+        e.uint(".vgpr_count", self.vgpr_count.into());
         if let Some(s) = self.vgpr_spill_count {
-            m.push((".vgpr_spill_count", u(s)));
+            e.uint(".vgpr_spill_count", s.into());
         }
-        m.push((".wavefront_size", u(self.wavefront_size)));
+        e.uint(".wavefront_size", self.wavefront_size.into());
         if let Some(b) = self.workgroup_processor_mode {
-            m.push((".workgroup_processor_mode", u(b.into())));
+            e.uint(".workgroup_processor_mode", b.into());
         }
         if let Some(h) = self.workgroup_size_hint {
-            m.push((".workgroup_size_hint", uints(&h)));
+            e.uints(".workgroup_size_hint", &h);
         }
-        Doc::Map(m)
     }
 }
 

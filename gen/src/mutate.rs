@@ -15,7 +15,7 @@
 //! same change necessarily breaks (for example, an extra metadata entry
 //! for a kernel repeats both its `.symbol` and its `.name`), and infos
 //! the unmutated case already had. Rules no mutation of a generated object
-//! can break are in [`UNMUTABLE`] with the reason. `tests/mutants.rs`
+//! can break are in [`unmutable`] with the reason. `tests/mutants.rs`
 //! checks both lists against the oracle's catalogue and every mutant
 //! against the oracle.
 //!
@@ -71,6 +71,7 @@ struct Ctx<'a> {
 type Apply = fn(&Ctx<'_>, &mut Unstructured<'_>) -> arbitrary::Result<Option<Out>>;
 
 /// One mutator: breaks rule [`Mutator::rule`] of a valid case.
+#[derive(Clone)]
 pub struct Mutator {
     /// The rule id the mutants break (the case's [`Expect::Rule`]).
     pub rule: &'static str,
@@ -137,14 +138,15 @@ impl Mutator {
 /// Every mutator, in catalogue order. A rule may have several mutators
 /// (different ways to break it, for different targets).
 pub fn mutators() -> &'static [Mutator] {
-    MUTATORS
+    static ALL: std::sync::OnceLock<Vec<Mutator>> = std::sync::OnceLock::new();
+    ALL.get_or_init(|| [MUTATORS, v2::MUTATORS, smem::MUTATORS].concat())
 }
 
 /// Mutates `case` to break `rule` with the first of the rule's mutators
 /// (in a drawn order) that applies; `None` if none does or the rule has
 /// none.
 pub fn mutate(case: &Case, rule: &str, u: &mut Unstructured<'_>) -> Option<Case> {
-    let ms: Vec<&'static Mutator> = MUTATORS.iter().filter(|m| m.rule == rule).collect();
+    let ms: Vec<&'static Mutator> = mutators().iter().filter(|m| m.rule == rule).collect();
     first_applicable(case, &ms, u).map(|(_, c)| c)
 }
 
@@ -160,7 +162,7 @@ pub fn arbitrary_mutation(
     case: &Case,
     u: &mut Unstructured<'_>,
 ) -> Option<(&'static Mutator, Case)> {
-    let ms: Vec<&'static Mutator> = MUTATORS.iter().collect();
+    let ms: Vec<&'static Mutator> = mutators().iter().collect();
     first_applicable(case, &ms, u)
 }
 
@@ -181,146 +183,40 @@ fn first_applicable(
     })
 }
 
+mod smem;
+mod v2;
+
 /// Rules of the catalogue that no mutation of a generated object breaks,
-/// with the reason.
-pub static UNMUTABLE: &[(&str, &str)] = &[
+/// with the reason: the base list and the V2 and SMEM modules' lists.
+pub fn unmutable() -> &'static [(&'static str, &'static str)] {
+    static ALL: std::sync::OnceLock<Vec<(&'static str, &'static str)>> = std::sync::OnceLock::new();
+    ALL.get_or_init(|| [UNMUTABLE_BASE, v2::UNMUTABLE, smem::UNMUTABLE].concat())
+}
+
+/// The object-level rules no mutation breaks (V2 and SMEM rules are in
+/// their modules).
+static UNMUTABLE_BASE: &[(&str, &str)] = &[
     ("note.unknown", INFO),
-    ("note.v2.missing", V2),
-    ("note.v2.isa_name.missing", V2),
-    ("note.v2.duplicate", V2),
-    ("note.v2.desc_size", V2),
-    ("note.v2.code_object_version", V2),
-    ("note.v2.hsail", V2),
-    ("note.v2.isa_version.names", V2),
-    ("note.v2.isa_version.mach", V2),
-    ("note.v2.isa_name.mach", V2),
-    ("note.v2.pal_metadata", V2),
     ("metadata.key.unknown", INFO),
     ("metadata.key.vendor", INFO),
     ("metadata.key.version", INFO),
     ("metadata.arg.value_type", INFO),
     ("metadata.arg.key_kind", INFO),
-    ("metadata.v2.decode", V2),
-    ("metadata.v2.yaml_unsupported", V2),
     ("metadata.v2.nul_terminated", INFO),
-    ("metadata.v2.root_not_map", V2),
-    ("metadata.v2.missing_key", V2),
-    ("metadata.v2.kernel.missing_key", V2),
-    ("metadata.v2.arg.missing_key", V2),
-    ("metadata.v2.code_props.missing_key", V2),
-    ("metadata.v2.kernel.code_props_missing", V2),
-    ("metadata.v2.value.type", V2),
-    ("metadata.v2.value.range", V2),
-    ("metadata.v2.value.enum", V2),
-    ("metadata.v2.value.scalar_style", V2),
-    ("metadata.v2.value.length", V2),
-    ("metadata.v2.duplicate_key", V2),
-    ("metadata.v2.key.unknown", V2),
-    ("metadata.v2.version", V2),
-    ("metadata.v2.printf.format", V2),
-    ("metadata.v2.kernel.duplicate", V2),
-    ("metadata.v2.kernel.symbol_name", V2),
-    ("metadata.v2.kernel.reqd_work_group_size", V2),
-    ("metadata.v2.kernel.reqd_work_group_size_limit", V2),
-    ("metadata.v2.code_props.kernarg_segment_align", V2),
-    ("metadata.v2.code_props.wavefront_size", V2),
-    ("metadata.v2.code_props.max_flat_work_group_size", V2),
-    ("metadata.v2.code_props.xnack", V2),
-    ("metadata.v2.arg.align", V2),
-    ("metadata.v2.arg.align_exceeds_segment", V2),
-    ("metadata.v2.arg.pointee_align", V2),
     ("metadata.v2.arg.value_type", INFO),
     ("metadata.v2.arg.key_kind", INFO),
-    ("metadata.v2.arg.address_space", V2),
-    ("metadata.v2.arg.kind_size", V2),
-    ("metadata.v2.arg.misaligned", V2),
-    ("metadata.v2.arg.out_of_bounds", V2),
-    ("metadata.v2.arg.hidden_layout", V2),
     (
         "symbol.entry.relocation",
         "needs a relocatable (ET_REL) object; the generator writes only linked ET_DYN objects",
     ),
-    ("symbol.v2.kernel.section", V2),
-    ("symbol.v2.kernel.duplicate", V2),
-    ("symbol.v2.entry", V2),
-    ("symbol.v2.kernel.not_in_metadata", V2),
-    ("symbol.v2.metadata_kernel.no_symbol", V2),
     ("kd.rsrc1.granulated_sgpr_count", INFO),
     ("kd.properties.uses_dynamic_stack", INFO),
-    ("code.version_major", V2),
-    ("code.machine_kind", V2),
-    ("code.machine_version", V2),
-    ("code.entry_offset.inside", V2),
-    ("code.entry_offset.alignment", V2),
-    ("code.address_alignment", V2),
     ("code.max_scratch_backing_memory", INFO),
-    ("code.rsrc1.priority", V2),
-    ("code.rsrc1.priv", V2),
-    ("code.rsrc1.debug_mode", V2),
-    ("code.rsrc1.bulky", V2),
-    ("code.rsrc1.cdbg_user", V2),
-    ("code.rsrc1.reserved", V2),
-    ("code.rsrc2.trap_handler", V2),
-    ("code.rsrc2.granulated_lds_size", V2),
-    ("code.rsrc2.reserved", V2),
-    ("code.properties.reserved", V2),
-    ("code.properties.wavefront_size32", V2),
-    ("code.private_element_size", V2),
-    ("code.is_ptr64", V2),
-    ("code.xnack", V2),
-    ("code.debug_sgprs", V2),
-    ("code.reserved_vgpr_first", V2),
-    ("code.reserved_sgpr_first", V2),
-    ("code.segment_alignment", V2),
-    ("code.wavefront_size", V2),
-    ("code.granulated_sgpr_count", V2),
-    ("code.granulated_vgpr_count", V2),
-    ("code.scratch_en", V2),
-    ("code.group_segment_size", V2),
-    ("code.runtime_loader_kernel_symbol", V2),
-    ("code.reserved_bytes", V2),
-    ("code.control_directives.reserved", V2),
-    ("code.metadata.kernarg_segment_size", V2),
-    ("code.metadata.kernarg_segment_align", V2),
-    ("code.metadata.group_segment_fixed_size", V2),
-    ("code.metadata.private_segment_fixed_size", V2),
-    ("code.metadata.wavefront_size", V2),
-    ("code.metadata.sgpr_count", V2),
-    ("code.metadata.vgpr_count", V2),
-    ("code.metadata.dynamic_call_stack", V2),
-    ("code.metadata.xnack", V2),
-    ("code.note.isa_version", V2),
     ("sgpr.user_sgpr_count.extra", INFO),
-    ("sgpr.grid_workgroup_count.unsupported", V2),
-    ("sgpr.grid_workgroup_count.not_initialized", V2),
-    ("smem.encoding", SMEM),
-    ("smem.opcode", SMEM),
-    ("smem.sdata.class", SMEM),
-    ("smem.sdata.immediate", SMEM),
-    ("smem.sbase.class", SMEM),
-    ("smem.imm_without_offset", SMEM),
-    ("smem.cpol.unsupported", SMEM),
-    ("smem.offset.null", SMEM),
-    ("smem.offset.buffer_negative", SMEM),
-    ("smem.noncanonical", SMEM),
-    ("smem.lgkm.read_before_wait", SMEM),
-    ("smem.lgkm.write_before_wait", SMEM),
-    ("smem.gfx8.store_offset_register", SMEM),
-    ("smem.buffer.resource_hazard", SMEM),
-    ("smem.offset.negative", SMEM),
-    ("smem.xnack.clause_overlap", SMEM),
-    ("smem.discard.dirty", SMEM),
-    ("smem.address.unaligned", SMEM),
-    ("smem.buffer.stride", SMEM),
-    ("smem.exec.invalid_instruction", SMEM),
 ];
 
-/// Reason for an info rule in [`UNMUTABLE`].
+/// Reason for an info rule in [`unmutable`].
 const INFO: &str = "info: the rule reports a fact and breaks nothing, so a mutant would be a valid object (tests/rules_objects.rs reaches it on clang-19 objects)";
-/// Reason for a code object V2 rule in [`UNMUTABLE`].
-const V2: &str = "code object V2 only: the generator makes V3-V6 objects (no V2 generator yet)";
-/// Reason for an SMEM rule in [`UNMUTABLE`].
-const SMEM: &str = "judges SMEM instruction words and streams (the oracle's smem decoder and executor), which the object check never runs on a kernel's code; a stream-level mutator would need its own API";
 
 // ---------------------------------------------------------------------------
 // Helpers: drawing.

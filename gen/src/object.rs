@@ -77,13 +77,21 @@ impl CodeObject {
         }
     }
 
+    /// `amdhsa.version`: the version's metadata version ([1, 0] where
+    /// it has none).
+    pub fn metadata_version(&self) -> [u32; 2] {
+        self.target
+            .cov
+            .metadata_version()
+            .map_or([1, 0], |[a, b]| [a as u32, b as u32])
+    }
+
     /// The metadata document, borrowing the kernels' metadata (what the
     /// emitters write; [`CodeObject::metadata`] is the owned model).
     pub fn metadata_doc(&self) -> metadata::Doc<'_> {
         let cov = self.target.cov;
         metadata::root_doc(
-            cov.metadata_version()
-                .map_or([1, 0], |[a, b]| [a as u32, b as u32]),
+            self.metadata_version(),
             (cov >= CodeObjectVersion::V4).then(|| self.target.target_id_string()),
             &self.printf,
             self.kernels.iter().map(|k| &k.metadata),

@@ -765,31 +765,17 @@ impl Pools {
             data_tuples,
         })
     }
-
-    #[inline]
-    fn tuples(&self, w: u8) -> &List {
-        let k = match w {
-            1 => 0,
-            2 => 1,
-            3 => 2,
-            4 => 3,
-            8 => 4,
-            16 => 5,
-            _ => return &EMPTY,
-        };
-        self.data_tuples.get(k).unwrap_or(&EMPTY)
-    }
 }
 
 /// One opcode as a stream may use it: its allowed offset forms and
 /// modifier sets, and what drawing its operands needs, computed once per
 /// stream.
-struct Usable<'p> {
+struct Usable {
     plan: &'static OpPlan,
     /// SDATA candidates: register tuples, immediates, or just 0.
-    sdata: &'p List,
+    sdata: Src,
     /// SBASE candidates (just 0 without SBASE).
-    sbase: &'p List,
+    sbase: Src,
     /// SGPR offsets allowed (else prefetches name `null`).
     sgpr_offsets: bool,
     /// Allowed offset forms (the first `n_offsets`).
@@ -808,83 +794,143 @@ struct Usable<'p> {
     m0_only: bool,
 }
 
-fn usable_ops<'p>(gen: SmemGen, cfg: &Config, pools: &'p Pools) -> Vec<Usable<'p>> {
-    let mut v = Vec::new();
-    for p in plans(gen) {
-        let c = p.op.class;
-        if !class_enabled(cfg, c) {
-            continue;
+/// Where an operand's candidates come from: a list of the stream's
+/// [`Pools`] (which differ from stream to stream) or a fixed list.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Src {
+    /// SDATA tuple starts of the width at this index of [`WIDTHS`].
+    Tuples(u8),
+    /// SGPR pairs (SBASE of a memory access).
+    Pairs,
+    /// SGPR quads (SBASE of a buffer access).
+    Quads,
+    /// 5-bit immediates (GFX12 probes and prefetches).
+    Imm5,
+    /// 7-bit immediates (probes before GFX12).
+    Imm7,
+    /// Just 0 (no such field).
+    Zero,
+}
+
+impl Src {
+    fn list(self, pools: &Pools) -> &List {
+        match self {
+            Src::Tuples(k) => pools.data_tuples.get(usize::from(k)).unwrap_or(&EMPTY),
+            Src::Pairs => &pools.pairs,
+            Src::Quads => &pools.quads,
+            Src::Imm5 => &IMM5,
+            Src::Imm7 => &IMM7,
+            Src::Zero => &ZERO,
         }
-        if c.has_sdata_regs() && pools.tuples(p.op.width).is_empty() {
-            continue;
-        }
-        if c.has_sbase() {
-            let bases = if c.buffer_base() {
-                &pools.quads
-            } else {
-                &pools.pairs
-            };
-            if bases.is_empty() {
+    }
+}
+
+/// The opcodes of `gen` that `cfg`'s offset and modifier settings leave
+/// usable, whatever the stream's register pools: computed once per
+/// family and setting (eight settings in all) rather than per stream,
+/// which made stream setup a tenth of code object generation.
+fn usable_plans(gen: SmemGen, cfg: &Config) -> &'static [Usable] {
+    static CACHE: [[OnceLock<Vec<Usable>>; 8]; 6] = [const { [const { OnceLock::new() }; 8] }; 6];
+    let sgpr_offsets = cfg.smem_sgpr_offsets;
+    let soffset = sgpr_offsets && !cfg.rebuildable_only;
+    let all_mods = cfg.smem_modifiers;
+    let key = usize::from(sgpr_offsets) | usize::from(soffset) << 1 | usize::from(all_mods) << 2;
+    CACHE[gen as usize][key].get_or_init(|| {
+        let mut v = Vec::with_capacity(plans(gen).len());
+        for p in plans(gen) {
+            let c = p.op.class;
+            let mut offsets = [OffsetForm::None; 4];
+            let mut n_offsets = 0;
+            for f in p.offsets {
+                let ok = match f {
+                    OffsetForm::None | OffsetForm::Imm => true,
+                    // Prefetches always name SOFFSET; without SGPR offsets
+                    // it is `null`.
+                    OffsetForm::SgprImm if c.prefetch() => true,
+                    OffsetForm::Soffset => soffset,
+                    OffsetForm::Sgpr | OffsetForm::SgprImm => sgpr_offsets,
+                };
+                if let (true, Some(d)) = (ok, offsets.get_mut(n_offsets)) {
+                    *d = *f;
+                    n_offsets += 1;
+                }
+            }
+            if n_offsets == 0 {
                 continue;
             }
-        }
-        let mut offsets = [OffsetForm::None; 4];
-        let mut n_offsets = 0;
-        for f in p.offsets {
-            let ok = match f {
-                OffsetForm::None | OffsetForm::Imm => true,
-                // Prefetches always name SOFFSET; without SGPR offsets it
-                // is `null`.
-                OffsetForm::SgprImm if c.prefetch() => true,
-                OffsetForm::Soffset => cfg.smem_sgpr_offsets && !cfg.rebuildable_only,
-                OffsetForm::Sgpr | OffsetForm::SgprImm => cfg.smem_sgpr_offsets,
+            let mods = if all_mods {
+                &p.mods[..]
+            } else {
+                p.mods.get(..1).unwrap_or(&[])
             };
-            if let (true, Some(d)) = (ok, offsets.get_mut(n_offsets)) {
-                *d = *f;
-                n_offsets += 1;
+            if mods.is_empty() {
+                continue;
             }
+            let (lo, hi) = gen.offset_range(c);
+            let sdata = if c.has_sdata_regs() {
+                match WIDTHS.iter().position(|&w| w == p.op.width) {
+                    Some(k) => Src::Tuples(k as u8),
+                    None => continue,
+                }
+            } else if c.has_sdata_imm() && p.imm_max == 31 {
+                Src::Imm5
+            } else if c.has_sdata_imm() {
+                Src::Imm7
+            } else {
+                Src::Zero
+            };
+            let sbase = match (c.has_sbase(), c.buffer_base()) {
+                (false, _) => Src::Zero,
+                (true, false) => Src::Pairs,
+                (true, true) => Src::Quads,
+            };
+            v.push(Usable {
+                plan: p,
+                sdata,
+                sbase,
+                sgpr_offsets,
+                offsets,
+                n_offsets,
+                mods,
+                range: (if p.nonnegative { lo.max(0) } else { lo }, hi),
+                align: if p.dword { 4 } else { 1 },
+                nonzero: gen.is_rdna() && gen != SmemGen::Gfx12,
+                m0_only: gen == SmemGen::Gfx8 && matches!(c, Class::Store | Class::BufferStore),
+            });
         }
-        if n_offsets == 0 {
+        v
+    })
+}
+
+/// The opcodes usable in one stream: those of [`usable_plans`] whose
+/// class `cfg` enables and whose register operands `pools` can supply,
+/// in class order, with the runs of each class as (start, length).
+struct UsableOps {
+    ops: Vec<&'static Usable>,
+    classes: Vec<(usize, usize)>,
+}
+
+fn usable_ops(gen: SmemGen, cfg: &Config, pools: &Pools) -> UsableOps {
+    let all = usable_plans(gen, cfg);
+    let mut ops: Vec<&'static Usable> = Vec::with_capacity(all.len());
+    let mut classes: Vec<(usize, usize)> = Vec::with_capacity(16);
+    let mut last = None;
+    for o in all {
+        let c = o.plan.op.class;
+        if !class_enabled(cfg, c)
+            || o.sdata.list(pools).is_empty()
+            || o.sbase.list(pools).is_empty()
+        {
             continue;
         }
-        let mods = if cfg.smem_modifiers {
-            &p.mods[..]
-        } else {
-            p.mods.get(..1).unwrap_or(&[])
-        };
-        if mods.is_empty() {
-            continue;
+        match classes.last_mut() {
+            Some((_, len)) if last == Some(c) => *len += 1,
+            _ => classes.push((ops.len(), 1)),
         }
-        let (lo, hi) = gen.offset_range(c);
-        let sdata = if c.has_sdata_regs() {
-            pools.tuples(p.op.width)
-        } else if c.has_sdata_imm() && p.imm_max == 31 {
-            &IMM5
-        } else if c.has_sdata_imm() {
-            &IMM7
-        } else {
-            &ZERO
-        };
-        let sbase = match (c.has_sbase(), c.buffer_base()) {
-            (false, _) => &ZERO,
-            (true, false) => &pools.pairs,
-            (true, true) => &pools.quads,
-        };
-        v.push(Usable {
-            plan: p,
-            sdata,
-            sbase,
-            sgpr_offsets: cfg.smem_sgpr_offsets,
-            offsets,
-            n_offsets,
-            mods,
-            range: (if p.nonnegative { lo.max(0) } else { lo }, hi),
-            align: if p.dword { 4 } else { 1 },
-            nonzero: gen.is_rdna() && gen != SmemGen::Gfx12,
-            m0_only: gen == SmemGen::Gfx8 && matches!(c, Class::Store | Class::BufferStore),
-        });
+        last = Some(c);
+        ops.push(o);
     }
-    v
+    UsableOps { ops, classes }
 }
 
 /// The generator's state while it writes one stream: what the executor
@@ -1082,17 +1128,7 @@ pub fn arbitrary_stream_with(
     // Classes are drawn first, then an opcode of the class: GFX9 and
     // gfx1010 have 52 atomics among 84 opcodes, which would otherwise
     // crowd out loads. The plans come in class order.
-    let ops = usable_ops(gen, cfg, &pools);
-    let mut classes: Vec<(usize, usize)> = Vec::new();
-    for (k, o) in ops.iter().enumerate() {
-        let c = o.plan.op.class;
-        match classes.last_mut() {
-            Some((start, len)) if ops.get(*start).is_some_and(|f| f.plan.op.class == c) => {
-                *len += 1
-            }
-            _ => classes.push((k, 1)),
-        }
-    }
+    let UsableOps { ops, classes } = usable_ops(gen, cfg, &pools);
     let wb = plans(gen)
         .iter()
         .find(|p| p.writeback && p.op.mnemonic == "s_dcache_wb");
@@ -1127,7 +1163,7 @@ pub fn arbitrary_stream_with(
             .get(sel(r, 0, classes.len()))
             .copied()
             .unwrap_or((0, 1));
-        let Some(o) = ops.get(start + sel(r, 8, n)) else {
+        let Some(&o) = ops.get(start + sel(r, 8, n)) else {
             break;
         };
         let (i, word, masks) = draw_instruction(r, gen, o, &pools);
@@ -1171,7 +1207,7 @@ impl Writer {
 fn draw_instruction(
     r: u128,
     gen: SmemGen,
-    o: &Usable<'_>,
+    o: &Usable,
     pools: &Pools,
 ) -> (Instruction, u64, (u128, u128)) {
     let p = o.plan;
@@ -1189,8 +1225,8 @@ fn draw_instruction(
     // Operands from per-opcode candidate lists, without branching on the
     // class (the class changes at random from one instruction to the
     // next, so branches on it would mostly mispredict).
-    let sdata = pick(r, 3, o.sdata);
-    let sbase = pick(r, 4, o.sbase);
+    let sdata = pick(r, 3, o.sdata.list(pools));
+    let sbase = pick(r, 4, o.sbase.list(pools));
     let mut word = p.template | mod_bits | u64::from(sdata) << 6 | u64::from(sbase >> 1);
     let mut reads = tuple_mask(sbase, p.base_w) | tuple_mask(sdata, p.read_w);
     let writes = tuple_mask(sdata, p.write_w[usize::from(glc)]);

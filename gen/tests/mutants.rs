@@ -1,12 +1,12 @@
 //! Single-rule mutants against the oracle: every rule of the catalogue has
-//! a mutator or a reason in `UNMUTABLE`; every mutant of thousands of
+//! a mutator or a reason in `mutate::unmutable()`; every mutant of thousands of
 //! generated cases makes the oracle report its rule and nothing else
 //! (but the rules its mutator lists as necessarily broken too, and infos
 //! the unmutated case already had); mutants are deterministic; and every
 //! mutator applies to some case.
 
 use arbitrary::{Arbitrary, Unstructured};
-use hsaco_gen::mutate::{self, MutantAsm, Mutator, UNMUTABLE};
+use hsaco_gen::mutate::{self, MutantAsm, Mutator};
 use hsaco_gen::target::Family;
 use hsaco_gen::{valid_case, Case, CaseKind, Config, Expect, Rebuild};
 use hsaco_oracle::check::check_object;
@@ -87,14 +87,14 @@ fn judge(m: &Mutator, base: &Case, base_infos: &BTreeSet<&str>, mutant: &Case) -
 #[test]
 fn every_rule_has_a_mutator_or_a_reason() {
     let muts: BTreeSet<&str> = mutate::mutators().iter().map(|m| m.rule).collect();
-    let unm: BTreeSet<&str> = UNMUTABLE.iter().map(|(r, _)| *r).collect();
+    let unm: BTreeSet<&str> = mutate::unmutable().iter().map(|(r, _)| *r).collect();
     let missing: Vec<&str> = rules::catalogue()
         .map(|r| r.id)
         .filter(|id| !muts.contains(id) && !unm.contains(id))
         .collect();
     assert!(
         missing.is_empty(),
-        "rules with neither a mutator nor a reason in UNMUTABLE: {missing:#?}"
+        "rules with neither a mutator nor a reason in unmutable(): {missing:#?}"
     );
     let both: Vec<&&str> = muts.intersection(&unm).collect();
     assert!(
@@ -117,14 +117,18 @@ fn every_rule_has_a_mutator_or_a_reason() {
             assert_ne!(*a, m.rule);
         }
     }
-    for (id, why) in UNMUTABLE {
+    for (id, why) in mutate::unmutable() {
         assert!(
             rules::find(id).is_some(),
-            "UNMUTABLE lists unknown rule {id}"
+            "unmutable() lists unknown rule {id}"
         );
         assert!(!why.is_empty(), "{id} has no reason");
     }
-    assert_eq!(UNMUTABLE.len(), unm.len(), "UNMUTABLE lists a rule twice");
+    assert_eq!(
+        mutate::unmutable().len(),
+        unm.len(),
+        "unmutable() lists a rule twice"
+    );
 }
 
 /// Runs every mutator over the cases of `seeds`, in parallel; returns the

@@ -7,10 +7,18 @@ pub mod elf;
 pub mod msgpack;
 
 use crate::object::CodeObject;
+use hsaco_oracle::targets::CodeObjectVersion;
 
 /// The encoded `NT_AMDGPU_METADATA` description of `co`.
 pub fn metadata_bytes(co: &CodeObject) -> Vec<u8> {
-    msgpack::encode(&co.metadata_doc())
+    let cov = co.target.cov;
+    let target = (cov >= CodeObjectVersion::V4).then(|| co.target.target_id_string());
+    msgpack::encode_metadata(
+        co.metadata_version(),
+        target.as_deref(),
+        &co.printf,
+        co.kernels.iter().map(|k| &k.metadata),
+    )
 }
 
 /// The ELF bytes of `co`.
