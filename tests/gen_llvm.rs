@@ -11,128 +11,15 @@ mod support;
 
 use hsaco_gen::arbitrary::Unstructured;
 use hsaco_gen::target::Family;
-use hsaco_gen::{emit, sgpr, Case, CaseKind, Config, Expect, Rebuild};
+use hsaco_gen::{sgpr, Case, CaseKind, Config, Expect, Rebuild};
 use hsaco_oracle::check::check_object;
-use hsaco_oracle::elf::{Elf, SHF_ALLOC};
-use hsaco_oracle::{Severity, Sink};
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use hsaco_oracle::Severity;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
+use support::rebuild::{loaded_image, rebuild, seed_bytes, tools, Tools};
 
 /// Cases per configuration (a few seconds of llvm-mc and lld each).
 const SAMPLE: u64 = 150;
-
-struct Tools {
-    mc19: PathBuf,
-    mc14: Option<PathBuf>,
-    lld: PathBuf,
-}
-
-fn tools() -> Option<Tools> {
-    let mc19 = support::require_tool("llvm-mc-19")?;
-    let lld = support::require_tool("ld.lld-19")?;
-    // llvm-mc-14 only rebuilds V3 cases; without it they are skipped.
-    let mc14 = support::require_tool("llvm-mc-14");
-    Some(Tools { mc19, mc14, lld })
-}
-
-/// The byte stream of a seed (splitmix64), as in the generator's tests.
-fn seed_bytes(seed: u64, len: usize) -> Vec<u8> {
-    let mut x = seed;
-    let mut out = Vec::with_capacity(len + 8);
-    while out.len() < len {
-        x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = x;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        out.extend_from_slice(&(z ^ (z >> 31)).to_le_bytes());
-    }
-    out.truncate(len);
-    out
-}
-
-fn run(tool: &Path, args: &[String]) -> Result<(), String> {
-    let out = Command::new(tool)
-        .args(args)
-        .output()
-        .map_err(|e| format!("cannot run {}: {e}", tool.display()))?;
-    if out.status.success() {
-        Ok(())
-    } else {
-        Err(format!(
-            "{} {} failed ({}):\n{}",
-            tool.display(),
-            args.join(" "),
-            out.status,
-            String::from_utf8_lossy(&out.stderr)
-        ))
-    }
-}
-
-/// Assembles and links `case.asm`; returns the linked object's bytes.
-fn rebuild(tools: &Tools, case: &Case, dir: &Path) -> Result<Vec<u8>, String> {
-    let mc = match case.rebuild {
-        Rebuild::Llvm19 => &tools.mc19,
-        Rebuild::Llvm14 => tools.mc14.as_ref().ok_or("no llvm-mc-14")?,
-        Rebuild::Unavailable => return Err("not rebuildable".into()),
-    };
-    let s = dir.join(format!("{}.s", case.id));
-    let o = dir.join(format!("{}.o", case.id));
-    let so = dir.join(format!("{}.hsaco", case.id));
-    std::fs::write(&s, &case.asm).map_err(|e| e.to_string())?;
-    let mut args = emit::asm::llvm_mc_args(&case.object);
-    args.push(s.to_string_lossy().into_owned());
-    args.push("-o".into());
-    args.push(o.to_string_lossy().into_owned());
-    run(mc, &args)?;
-    run(
-        &tools.lld,
-        &[
-            "-shared".into(),
-            o.to_string_lossy().into_owned(),
-            "-o".into(),
-            so.to_string_lossy().into_owned(),
-        ],
-    )?;
-    let bytes = std::fs::read(&so).map_err(|e| e.to_string())?;
-    for p in [s, o, so] {
-        let _ = std::fs::remove_file(p);
-    }
-    Ok(bytes)
-}
-
-/// Program headers, and every allocated section (name, type, flags,
-/// address, size, bytes), of a code object.
-fn loaded_image(bytes: &[u8]) -> (Vec<String>, Vec<(String, Vec<u8>)>) {
-    let mut sink = Sink::new();
-    let elf = Elf::parse(bytes, &mut sink).expect("an ELF code object");
-    let phdrs = elf
-        .segments
-        .iter()
-        .map(|p| {
-            format!(
-                "type {:#x} flags {} off {:#x} addr {:#x} filesz {:#x} memsz {:#x} align {:#x}",
-                p.p_type, p.flags, p.offset, p.vaddr, p.filesz, p.memsz, p.align
-            )
-        })
-        .collect();
-    let sections = elf
-        .sections
-        .iter()
-        .filter(|s| s.flags & SHF_ALLOC != 0)
-        .map(|s| {
-            (
-                format!(
-                    "{} type {:#x} flags {:#x} addr {:#x} off {:#x} size {:#x} link {} info {} align {} entsize {}",
-                    s.name, s.sh_type, s.flags, s.addr, s.offset, s.size, s.link, s.info, s.addralign, s.entsize
-                ),
-                s.data(bytes).map(<[u8]>::to_vec).unwrap_or_default(),
-            )
-        })
-        .collect();
-    (phdrs, sections)
-}
 
 /// Checks one case against its rebuild; returns a description of every
 /// difference.

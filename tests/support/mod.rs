@@ -13,6 +13,7 @@ pub mod elfedit;
 pub mod fixtures;
 pub mod mc;
 pub mod objdump;
+pub mod rebuild;
 
 /// True when running under `.ci/run` (peers are required there).
 pub fn in_ci() -> bool {
