@@ -205,10 +205,6 @@ static UNMUTABLE_BASE: &[(&str, &str)] = &[
     ("metadata.v2.nul_terminated", INFO),
     ("metadata.v2.arg.value_type", INFO),
     ("metadata.v2.arg.key_kind", INFO),
-    (
-        "symbol.entry.relocation",
-        "needs a relocatable (ET_REL) object; the generator writes only linked ET_DYN objects",
-    ),
     ("kd.rsrc1.granulated_sgpr_count", INFO),
     ("kd.properties.uses_dynamic_stack", INFO),
     ("code.max_scratch_backing_memory", INFO),
@@ -1887,6 +1883,30 @@ fn kernel_syms(co: &CodeObject, i: usize) -> (String, String) {
     (n.clone(), format!("{n}.kd"))
 }
 
+/// The case written as a relocatable object (as llvm-mc writes it), with
+/// one kernel's entry relocation of another type. (Another addend is
+/// `symbol.entry.target`: the relocation then resolves elsewhere.)
+fn symbol_entry_relocation(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
+    if c.cov < CodeObjectVersion::V3 {
+        return Ok(None);
+    }
+    let (mut elf, relocs) = emit::relocatable_bytes(c.co);
+    let Some(r) = relocs.get(any_kernel(c.co, u)?).copied() else {
+        return Ok(None);
+    };
+    // R_AMDGPU_NONE, ABS32_LO, ABS32_HI, ABS64, REL32, ABS32, GOTPCREL.
+    let ty = pick(u, &[0u64, 1, 2, 3, 4, 6, 7])?;
+    let at = r.offset + 8;
+    let Some(info) = elf.get_mut(at..at + 8) else {
+        return Ok(None);
+    };
+    info.copy_from_slice(&(u64::from(r.symbol) << 32 | ty).to_le_bytes());
+    Ok(Some(Out {
+        object: c.co.clone(),
+        elf,
+    }))
+}
+
 fn symbol_kd_type(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
     let (_, kd) = kernel_syms(c.co, any_kernel(c.co, u)?);
     let ty = pick(u, &[0u8, STT_FUNC, 5, 6, 7, 10, 13])?;
@@ -3157,6 +3177,13 @@ static MUTATORS: &[Mutator] = &[
         also: &[],
         asm: MutantAsm::None,
         apply: symbol_kernel_type,
+    },
+    Mutator {
+        rule: "symbol.entry.relocation",
+        how: "written as a relocatable object, an entry relocation of a type other than R_AMDGPU_REL64",
+        also: &[],
+        asm: MutantAsm::None,
+        apply: symbol_entry_relocation,
     },
     Mutator {
         rule: "symbol.entry.target",

@@ -5,6 +5,7 @@
 pub mod asm;
 pub mod elf;
 pub mod msgpack;
+pub mod rel;
 
 use crate::object::CodeObject;
 use hsaco_oracle::targets::CodeObjectVersion;
@@ -24,4 +25,11 @@ pub fn metadata_bytes(co: &CodeObject) -> Vec<u8> {
 /// The ELF bytes of `co`.
 pub fn elf_bytes(co: &CodeObject) -> Vec<u8> {
     elf::write(co, &metadata_bytes(co))
+}
+
+/// The relocatable object (`ET_REL`, as `llvm-mc -filetype=obj` makes it)
+/// of `co`, a code object V3 or later, with where each kernel's entry
+/// relocation is.
+pub fn relocatable_bytes(co: &CodeObject) -> (Vec<u8>, Vec<rel::EntryRelocation>) {
+    rel::write(co, &metadata_bytes(co))
 }
