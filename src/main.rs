@@ -7,6 +7,7 @@ mod coverage;
 mod explain;
 mod gen_cmd;
 mod input;
+mod peers_cmd;
 mod report;
 mod smem_cmd;
 
@@ -117,6 +118,23 @@ enum Command {
     /// each must get.
     #[command(after_long_help = gen_cmd::GEN_HELP)]
     Gen(gen_cmd::GenArgs),
+    /// List the peers on this machine: LLVM tools and libraries of every
+    /// version, comgr and the HSA runtime, whether each works, and what
+    /// each can compare with the oracle.
+    #[command(after_long_help = peers_cmd::HELP)]
+    Peers {
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+    },
+    /// Worker process of `peers` (internal): probes the HSA runtime.
+    #[command(hide = true, name = "peers-worker")]
+    PeersWorker {
+        /// What to probe (`hsa`).
+        what: String,
+        /// The library.
+        path: PathBuf,
+    },
     /// Measure what a generated tree (`gen --out DIR`) covers: rules
     /// exercised by valid cases and broken by mutants, descriptor fields
     /// and values, enable combinations, SMEM forms.
@@ -160,6 +178,8 @@ fn main() -> ExitCode {
         Command::Smem { command } => smem_cmd::run(command),
         Command::Gen(args) => gen_cmd::run(&args),
         Command::Coverage { json, dir } => coverage::run(&dir, json.as_deref()),
+        Command::Peers { format } => peers_cmd::run(format == Format::Json),
+        Command::PeersWorker { what, path } => peers_cmd::worker(&what, &path),
     };
     ExitCode::from(code)
 }

@@ -12,6 +12,7 @@
 #![warn(missing_docs)]
 
 pub mod alloc;
+pub mod comgr_metadata;
 pub mod gen_check;
 pub mod libllvm_disasm;
 pub mod oracle_check;

@@ -12,12 +12,13 @@ use std::process::ExitCode;
 pub type Run = fn(&[u8]);
 
 /// Every target: its name and its `run`.
-pub const TARGETS: [(&str, Run); 5] = [
+pub const TARGETS: [(&str, Run); 6] = [
     ("oracle_check", crate::oracle_check::run),
     ("smem_roundtrip", crate::smem_roundtrip::run),
     ("gen_check", crate::gen_check::run),
     ("smem_vs_libllvm", crate::smem_vs_libllvm::run),
     ("libllvm_disasm", crate::libllvm_disasm::run),
+    ("comgr_metadata", crate::comgr_metadata::run),
 ];
 
 /// The repository root (the workspace this crate belongs to).

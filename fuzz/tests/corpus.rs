@@ -33,6 +33,7 @@ fn program(target: &str) -> &'static str {
         "gen_check" => env!("CARGO_BIN_EXE_gen_check"),
         "smem_vs_libllvm" => env!("CARGO_BIN_EXE_smem_vs_libllvm"),
         "libllvm_disasm" => env!("CARGO_BIN_EXE_libllvm_disasm"),
+        "comgr_metadata" => env!("CARGO_BIN_EXE_comgr_metadata"),
         _ => panic!("unknown target {target}"),
     }
 }
@@ -211,6 +212,9 @@ fn replay_target(target: &str, run: fn(&[u8])) -> Vec<String> {
     let seeds = inputs_in(&root.join("seeds").join(target));
     let regressions = inputs_in(&root.join("regressions").join(target));
     if needs_llvm(target) && !llvm_ready(19) {
+        return failures;
+    }
+    if target == "comgr_metadata" && hsaco_fuzz::comgr_metadata::require_comgr().is_none() {
         return failures;
     }
     // Seeds: every one must pass.

@@ -6,4 +6,9 @@
 //! installed). Peers are discovered at run time, never assumed.
 
 #[allow(unsafe_code)]
+pub mod comgr;
+pub mod compare_meta;
+#[allow(unsafe_code)]
+pub mod discover;
+#[allow(unsafe_code)]
 pub mod llvm_disasm;
