@@ -2368,7 +2368,59 @@ pub(crate) fn check_parts<'a>(
         );
         return None;
     }
+    c.nested_duplicate_keys();
     Some(c.root(root))
+}
+
+impl Checker<'_, '_> {
+    /// `metadata.duplicate_key` in the maps the schema walk does not visit
+    /// (vendor extensions and values nested in them): LLVM's reader, and
+    /// comgr's with it, rejects a repeated key in any map, not only in the
+    /// root, kernel and argument maps.
+    fn nested_duplicate_keys(&mut self) {
+        let doc = self.doc;
+        let mut walked: Vec<Node> = vec![0];
+        if let Some(ks) = doc.map_get(0, "amdhsa.kernels") {
+            for k in doc.children(ks).filter(|&k| doc.is_map(k)) {
+                walked.push(k);
+                if let Some(args) = doc.map_get(k, ".args") {
+                    walked.extend(doc.children(args).filter(|&a| doc.is_map(a)));
+                }
+            }
+        }
+        walked.sort_unstable();
+        let mut seen: HashSet<Vec<u8>> = HashSet::new();
+        for map in (0..doc.items().len()).filter(|&i| doc.is_map(i)) {
+            if walked.binary_search(&map).is_ok() {
+                continue;
+            }
+            seen.clear();
+            for (kn, _) in doc.entries(map) {
+                // Strings by their bytes, anything else by the value.
+                let key = match doc.raw(kn) {
+                    Some(r) => match r.as_str_bytes() {
+                        Some(b) => [b"s".as_slice(), b].concat(),
+                        None => [
+                            b"v".as_slice(),
+                            &doc.to_value(kn)
+                                .map(|(v, _)| key_fingerprint(&v))
+                                .unwrap_or_default(),
+                        ]
+                        .concat(),
+                    },
+                    None => continue,
+                };
+                if !seen.insert(key) {
+                    let shown = doc.raw(kn).map(show_key).unwrap_or_default();
+                    self.report(
+                        &DUPLICATE_KEY,
+                        Some(kn),
+                        format!("a nested map: key {shown} appears again"),
+                    );
+                }
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -2720,6 +2772,22 @@ mod tests {
             }),
             ("metadata.duplicate_key", &[], |c| {
                 entries(kernel(&mut c.doc, 0)).push((s(".name"), s("foo")))
+            }),
+            // Below the schema's maps: a vendor map, and a map in an array
+            // in a vendor map of a kernel.
+            ("metadata.duplicate_key", &["metadata.key.vendor"], |c| {
+                set(
+                    &mut c.doc,
+                    "acme.k",
+                    m(&[("a", u(1)), ("b", u(2)), ("a", u(3))]),
+                )
+            }),
+            ("metadata.duplicate_key", &["metadata.key.vendor"], |c| {
+                set(
+                    kernel(&mut c.doc, 0),
+                    "acme.list",
+                    Value::Array(vec![u(1), m(&[("x", u(1)), ("x", u(1))])]),
+                )
             }),
             (
                 "metadata.duplicate_key",

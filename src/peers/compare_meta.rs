@@ -84,14 +84,8 @@ pub static MD_DEPTH: Known = Known {
     reason: "the oracle decodes at most 64 levels of nesting (metadata.decode beyond); LLVM's reader has no limit",
 };
 
-/// The oracle checks duplicate keys only in the maps it models.
-pub static MD_UNCHECKED_DUPLICATE: Known = Known {
-    id: "metadata.unchecked_duplicate",
-    reason: "LLVM's reader (and so comgr) rejects the whole note for a key repeated in any map, also under keys the oracle does not model (vendor or unknown keys, nested maps); the oracle checks metadata.duplicate_key only in the root, kernel and argument maps",
-};
-
 /// Every known difference.
-pub static KNOWN: [&Known; 8] = [
+pub static KNOWN: [&Known; 7] = [
     &ISA_UNSUPPORTED,
     &ISA_V2_NOTE,
     &MD_V2_YAML_SCALARS,
@@ -99,7 +93,6 @@ pub static KNOWN: [&Known; 8] = [
     &MD_TRUNCATED_ZERO,
     &MD_BINARY,
     &MD_DEPTH,
-    &MD_UNCHECKED_DUPLICATE,
 ];
 
 /// `EF_AMDGPU_MACH` values comgr 2.4 names (every other value gets
@@ -1020,9 +1013,7 @@ fn compare_metadata(
                             });
                         }
                     } else {
-                        let known = q.first().copied().or_else(|| {
-                            why.contains("repeated").then_some(&MD_UNCHECKED_DUPLICATE)
-                        });
+                        let known = q.first().copied();
                         diffs.push(Difference {
                             aspect: Aspect::Metadata,
                             path: "/".into(),
