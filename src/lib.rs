@@ -8,5 +8,6 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod conform;
 pub mod peers;
 pub mod smem_diff;

@@ -3,6 +3,7 @@
 #![warn(missing_docs)]
 
 mod bench;
+mod conform_cmd;
 mod coverage;
 mod explain;
 mod gen_cmd;
@@ -135,6 +136,27 @@ enum Command {
         /// The library.
         path: PathBuf,
     },
+    /// Compare the oracle with its peers (every LLVM on this machine):
+    /// SMEM words against libLLVM and llvm-mc's disassemblers, encodings
+    /// against llvm-mc's assembler; crashes and hangs survive as findings.
+    ///
+    /// With no options, runs a default batch of about a minute on 2 cores
+    /// with whatever peers are present and prints the peer x comparison
+    /// table. Exit status: 0 no new finding, 1 new findings, 2 could not
+    /// run.
+    #[command(after_long_help = conform_cmd::CONFORM_HELP)]
+    Conform(conform_cmd::ConformArgs),
+    /// Compare given inputs with the oracle and the peers (`diff words
+    /// FILE`: instruction words of any encoding).
+    Diff {
+        #[command(subcommand)]
+        command: conform_cmd::DiffCommand,
+    },
+    /// Worker process of `conform` and `diff` (internal): runs an
+    /// in-process peer (libLLVM) so that its crashes cannot take the run
+    /// down.
+    #[command(hide = true)]
+    Worker(conform_cmd::WorkerArgs),
     /// Measure what a generated tree (`gen --out DIR`) covers: rules
     /// exercised by valid cases and broken by mutants, descriptor fields
     /// and values, enable combinations, SMEM forms.
@@ -180,6 +202,9 @@ fn main() -> ExitCode {
         Command::Coverage { json, dir } => coverage::run(&dir, json.as_deref()),
         Command::Peers { format } => peers_cmd::run(format == Format::Json),
         Command::PeersWorker { what, path } => peers_cmd::worker(&what, &path),
+        Command::Conform(args) => conform_cmd::run_conform(&args),
+        Command::Diff { command } => conform_cmd::run_diff(&command),
+        Command::Worker(args) => conform_cmd::run_worker(&args),
     };
     ExitCode::from(code)
 }

@@ -1,0 +1,984 @@
+//! LLVM peers: the AMDGPU disassembler of every installed `libLLVM-NN.so`
+//! (in-process, in a worker subprocess: [`LibLlvm`]) and every installed
+//! `llvm-mc` (`--disassemble`, and `-show-encoding` as an assembler:
+//! [`LlvmMc`]).
+
+use std::collections::HashMap;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use crate::peers::llvm_disasm::{self, Disassembler, LibInfo, LlvmLib};
+use crate::smem_diff::{self, LlvmView, Outcome};
+use hsaco_oracle::smem::SmemGen;
+
+use super::isolate::{self, Reply, Task};
+use super::{bytes_line, hex_bytes, Crash, Ctx, Hang, Input, Peer, PeerResult, Piece, View};
+
+/// Comparison ids a disassembler takes part in.
+const DISASM_COMPARISONS: &[&str] = &[super::smem::DISASM, super::words::WORDS];
+/// Comparison ids `llvm-mc` takes part in.
+const MC_COMPARISONS: &[&str] = &[
+    super::smem::DISASM,
+    super::words::WORDS,
+    super::smem::ENCODE,
+];
+
+/// The triple every LLVM peer is run with.
+pub const TRIPLE: &str = llvm_disasm::TRIPLE;
+
+/// Every LLVM peer on this machine: libLLVM libraries first (newest
+/// first), then `llvm-mc` programs (newest first).
+pub fn discover() -> Vec<Box<dyn Peer>> {
+    let mut peers: Vec<Box<dyn Peer>> = Vec::new();
+    let mut libs = llvm_disasm::discover();
+    libs.sort_by_key(|l| std::cmp::Reverse(l.version));
+    for l in libs {
+        peers.push(Box::new(LibLlvm::new(l)));
+    }
+    for (version, path, name) in find_llvm_mc() {
+        peers.push(Box::new(LlvmMc::new(version, path, name)));
+    }
+    peers
+}
+
+// ---------------------------------------------------------------- libLLVM
+
+/// The worker task `libllvm-disasm`: LLVM's disassembler, loaded in the
+/// worker process. Context: the processor, and ` smem-disasm` after it
+/// when the oracle decides. Payload: hex bytes of one instruction line.
+/// Reply: the pieces ([`encode_pieces`]); in `smem-disasm` context, `=`
+/// for an 8-byte word on which LLVM agrees with the oracle
+/// ([`super::smem::compare_word`] run here, so that the parent, which
+/// would run the same function, receives only the words that need it).
+pub struct DisasmTask {
+    version: u32,
+    lib: Option<Result<&'static LlvmLib, String>>,
+    dis: HashMap<String, Result<Disassembler, String>>,
+    family: HashMap<String, Option<SmemGen>>,
+}
+
+/// Context suffix asking the worker to check SMEM words itself.
+pub const ORACLE_CONTEXT: &str = " smem-disasm";
+
+/// The reply of a word the worker found in agreement with the oracle.
+pub const AGREES: &str = "=";
+
+impl DisasmTask {
+    /// The task for LLVM `version` (loaded at the first item).
+    pub fn new(version: u32) -> Self {
+        Self {
+            version,
+            lib: None,
+            dis: HashMap::new(),
+            family: HashMap::new(),
+        }
+    }
+}
+
+impl Task for DisasmTask {
+    fn call(&mut self, context: &str, payload: &str, out: &mut String) -> Result<(), String> {
+        let version = self.version;
+        let (cpu, oracle) = match context.strip_suffix(ORACLE_CONTEXT) {
+            Some(c) => (c, true),
+            None => (context, false),
+        };
+        let lib = self
+            .lib
+            .get_or_insert_with(|| LlvmLib::open(version).map_err(|e| e.to_string()))
+            .clone()?;
+        let dis = self
+            .dis
+            .entry(cpu.to_owned())
+            .or_insert_with(|| lib.disassembler(cpu).map_err(|e| e.to_string()));
+        let dis = dis.as_mut().map_err(|e| e.clone())?;
+        // Hex into a stack buffer: this runs once per word.
+        let mut buf = [0u8; 64];
+        let hex = payload.as_bytes();
+        let n = hex.len() / 2;
+        if !hex.len().is_multiple_of(2) || n > buf.len() {
+            return Err("payload is not hex bytes (at most 64)".to_owned());
+        }
+        for (k, b) in buf.iter_mut().take(n).enumerate() {
+            let digit = |c: u8| -> Option<u8> {
+                char::from(c)
+                    .to_digit(16)
+                    .and_then(|d| u8::try_from(d).ok())
+            };
+            let (hi, lo) = (hex.get(2 * k).copied(), hex.get(2 * k + 1).copied());
+            *b = match (hi.and_then(digit), lo.and_then(digit)) {
+                (Some(h), Some(l)) => h << 4 | l,
+                _ => return Err("payload is not hex bytes".to_owned()),
+            };
+        }
+        let bytes = buf.get(..n).unwrap_or(&[]);
+        walk_into(dis, bytes, out);
+        if oracle && n == 8 {
+            let gen = *self.family.entry(cpu.to_owned()).or_insert_with(|| {
+                hsaco_oracle::targets::by_name_or_alias(cpu).and_then(SmemGen::for_target)
+            });
+            let word = bytes.try_into().ok().map(u64::from_le_bytes);
+            // What `smem::compare_word` does with the first piece, read
+            // straight from the reply (LLVM's text keeps its comment, which
+            // `smem_diff::compare` splits off itself).
+            let first = out.split('\u{1e}').next().unwrap_or("");
+            let view = if first.starts_with('!') {
+                Some(LlvmView::Rejected)
+            } else {
+                first.split_once(':').map(|(size, text)| LlvmView::Decoded {
+                    size: size.parse().unwrap_or(0),
+                    text: text.trim(),
+                })
+            };
+            if let (Some(gen), Some(word), Some(view)) = (gen, word, view) {
+                let e = smem_diff::expect(version, gen, word);
+                if smem_diff::compare(gen, &e, view) == Outcome::Same {
+                    out.clear();
+                    out.push_str(AGREES);
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Decodes `bytes` as `llvm-mc --disassemble` walks a `[...]` group
+/// (instruction after instruction; an invalid one ends the line), straight
+/// into [`encode_pieces`]'s format, without allocating.
+fn walk_into(dis: &mut Disassembler, bytes: &[u8], out: &mut String) {
+    let mut at = 0usize;
+    let mut first = true;
+    while let Some(rest) = bytes.get(at..).filter(|r| !r.is_empty()) {
+        if !first {
+            out.push('\u{1e}');
+        }
+        first = false;
+        match dis.disassemble(rest) {
+            Some((size, text)) if size > 0 && size <= rest.len() => {
+                isolate::push_u64(out, size as u64);
+                out.push(':');
+                out.push_str(text);
+                at += size;
+            }
+            _ => {
+                out.push('!');
+                isolate::push_u64(out, at as u64);
+                break;
+            }
+        }
+    }
+}
+
+/// Reply format of [`DisasmTask`]: pieces separated by U+001E; a decoded
+/// instruction is `SIZE:TEXT` (LLVM's text with its comment), a rejected
+/// one `!OFFSET`.
+pub fn encode_pieces(pieces: &[(usize, Option<String>)], out: &mut String) {
+    for (k, (n, text)) in pieces.iter().enumerate() {
+        if k > 0 {
+            out.push('\u{1e}');
+        }
+        match text {
+            Some(t) => {
+                out.push_str(&n.to_string());
+                out.push(':');
+                out.push_str(t);
+            }
+            None => {
+                out.push('!');
+                out.push_str(&n.to_string());
+            }
+        }
+    }
+}
+
+/// Parses [`encode_pieces`]'s format into pieces (the comment split off).
+pub fn decode_pieces(s: &str) -> Option<Vec<Piece>> {
+    if s.is_empty() {
+        return Some(Vec::new());
+    }
+    s.split('\u{1e}')
+        .map(|p| {
+            if let Some(at) = p.strip_prefix('!') {
+                return Some(Piece::Invalid {
+                    at: at.parse().ok()?,
+                });
+            }
+            let (n, text) = p.split_once(':')?;
+            let (main, comment) = smem_diff::split_comment(text.trim());
+            Some(Piece::Insn {
+                size: Some(n.parse().ok()?),
+                text: main.to_owned(),
+                comment: Some(comment.to_owned()),
+            })
+        })
+        .collect()
+}
+
+/// LLVM's disassembler in `libLLVM-NN.so`, run in worker processes.
+pub struct LibLlvm {
+    info: LibInfo,
+    id: String,
+}
+
+impl LibLlvm {
+    /// The peer for one library.
+    pub fn new(info: LibInfo) -> Self {
+        Self {
+            id: format!("libllvm-{}", info.version),
+            info,
+        }
+    }
+
+    fn env(&self) -> Vec<(String, OsString)> {
+        // The worker must find the library the parent found.
+        let mut paths: Vec<PathBuf> = self
+            .info
+            .path
+            .parent()
+            .into_iter()
+            .map(Path::to_path_buf)
+            .collect();
+        if let Some(old) = std::env::var_os("LD_LIBRARY_PATH") {
+            paths.extend(std::env::split_paths(&old));
+        }
+        std::env::join_paths(paths)
+            .map(|p| vec![("LD_LIBRARY_PATH".to_owned(), p)])
+            .unwrap_or_default()
+    }
+
+    fn run_payloads(
+        &self,
+        ctx: &Ctx,
+        cpu: &str,
+        payloads: &[String],
+        each: &mut dyn FnMut(usize, Reply),
+    ) {
+        let arg = self.info.version.to_string();
+        ctx.with_worker("libllvm-disasm", &arg, &self.env(), |w| {
+            w.run(cpu, payloads, each);
+        });
+    }
+}
+
+impl Peer for LibLlvm {
+    fn id(&self) -> &str {
+        &self.id
+    }
+    fn family(&self) -> &str {
+        "libllvm"
+    }
+    fn component(&self) -> &str {
+        "llvm"
+    }
+    fn version(&self) -> Option<u32> {
+        Some(self.info.version)
+    }
+    fn location(&self) -> String {
+        self.info.path.display().to_string()
+    }
+    fn comparisons(&self) -> &[&'static str] {
+        DISASM_COMPARISONS
+    }
+
+    fn supports(&self, ctx: &Ctx, comparison: &str, cpu: &str) -> Result<(), String> {
+        if !DISASM_COMPARISONS.contains(&comparison) {
+            return Err(format!("{} does not take part in {comparison}", self.id));
+        }
+        ctx.cached_support(&format!("{}/{cpu}", self.id), || {
+            // One harmless word through a worker: LLVM answers for the
+            // processor without risking the parent.
+            let mut r = Err("no reply".to_owned());
+            self.run_payloads(ctx, cpu, &["000080bf".to_owned()], &mut |_, reply| {
+                r = match reply {
+                    Reply::Ok(_) => Ok(()),
+                    Reply::NotComparable(why) => Err(why),
+                    Reply::Crashed(c) => Err(format!("LLVM crashed on s_nop 0 ({})", c.status)),
+                    Reply::TimedOut(_) => Err("LLVM hung on s_nop 0".to_owned()),
+                };
+            });
+            r
+        })
+    }
+
+    fn run(
+        &self,
+        ctx: &Ctx,
+        comparison: &str,
+        cpu: &str,
+        inputs: &[Input],
+        each: &mut dyn FnMut(usize, PeerResult),
+    ) {
+        let mut payloads = Vec::with_capacity(inputs.len());
+        let mut index = Vec::with_capacity(inputs.len());
+        for (k, i) in inputs.iter().enumerate() {
+            match i {
+                Input::Bytes { bytes } => {
+                    payloads.push(hex_bytes::encode(bytes));
+                    index.push(k);
+                }
+                _ => each(
+                    k,
+                    PeerResult::NotComparable("a disassembler reads instruction bytes".to_owned()),
+                ),
+            }
+        }
+        let context = if comparison == super::smem::DISASM {
+            format!("{cpu}{ORACLE_CONTEXT}")
+        } else {
+            cpu.to_owned()
+        };
+        self.run_payloads(ctx, &context, &payloads, &mut |j, reply| {
+            let Some(&k) = index.get(j) else { return };
+            let r = match reply {
+                Reply::Ok(s) if s == AGREES => PeerResult::Same,
+                Reply::Ok(s) => match decode_pieces(&s) {
+                    Some(pieces) => PeerResult::View(View::Disasm { pieces }),
+                    None => PeerResult::NotComparable(format!("unreadable worker reply {s:?}")),
+                },
+                Reply::NotComparable(why) => PeerResult::NotComparable(why),
+                Reply::Crashed(c) => PeerResult::Crashed(c),
+                Reply::TimedOut(h) => PeerResult::TimedOut(h),
+            };
+            each(k, r);
+        });
+    }
+
+    fn reproducer(&self, _comparison: &str, inputs: &[Input]) -> String {
+        disasm_file(inputs)
+    }
+
+    fn command(&self, _comparison: &str, _cpu: &str, _file: &str) -> Option<Vec<String>> {
+        None
+    }
+}
+
+/// Instruction lines in `llvm-mc --disassemble` syntax, one per line.
+pub fn disasm_file(inputs: &[Input]) -> String {
+    let mut s = String::new();
+    for i in inputs {
+        s.push_str(&i.display());
+        s.push('\n');
+    }
+    s
+}
+
+// ---------------------------------------------------------------- llvm-mc
+
+/// Every `llvm-mc` on this machine, one per major version: `llvm-mc-NN` on
+/// `PATH`, `/usr/lib/llvm-NN/bin/llvm-mc`, and a plain `llvm-mc` on `PATH`
+/// (its version from `--version`). Returns (version, path, the name to
+/// print in commands), newest first.
+pub fn find_llvm_mc() -> Vec<(u32, PathBuf, String)> {
+    let mut found: Vec<(u32, PathBuf, String)> = Vec::new();
+    let path_dirs: Vec<PathBuf> = std::env::var_os("PATH")
+        .map(|p| std::env::split_paths(&p).collect())
+        .unwrap_or_default();
+    let mut push = |v: u32, p: PathBuf, name: String| {
+        if !found.iter().any(|(w, _, _)| *w == v) && p.is_file() {
+            found.push((v, p, name));
+        }
+    };
+    for d in &path_dirs {
+        let Ok(rd) = std::fs::read_dir(d) else {
+            continue;
+        };
+        let mut here: Vec<(u32, PathBuf, String)> = rd
+            .filter_map(Result::ok)
+            .filter_map(|e| {
+                let name = e.file_name().into_string().ok()?;
+                let v: u32 = name.strip_prefix("llvm-mc-")?.parse().ok()?;
+                Some((v, e.path(), name))
+            })
+            .collect();
+        here.sort();
+        for (v, p, n) in here {
+            push(v, p, n);
+        }
+    }
+    if let Ok(rd) = std::fs::read_dir("/usr/lib") {
+        let mut dirs: Vec<(u32, PathBuf)> = rd
+            .filter_map(Result::ok)
+            .filter_map(|e| {
+                let name = e.file_name().into_string().ok()?;
+                let v: u32 = name.strip_prefix("llvm-")?.parse().ok()?;
+                Some((v, e.path().join("bin/llvm-mc")))
+            })
+            .collect();
+        dirs.sort();
+        for (v, p) in dirs {
+            let name = p.display().to_string();
+            push(v, p, name);
+        }
+    }
+    for d in &path_dirs {
+        let p = d.join("llvm-mc");
+        if !p.is_file() {
+            continue;
+        }
+        let version = Command::new(&p)
+            .arg("--version")
+            .output()
+            .ok()
+            .and_then(|o| {
+                let s = String::from_utf8_lossy(&o.stdout).into_owned();
+                let at = s.find("LLVM version ")?;
+                let rest = s.get(at + "LLVM version ".len()..)?;
+                rest.split(|c: char| !c.is_ascii_digit())
+                    .next()?
+                    .parse()
+                    .ok()
+            });
+        if let Some(v) = version {
+            push(v, p, "llvm-mc".to_owned());
+        }
+        break;
+    }
+    found.sort_by_key(|(v, _, _)| std::cmp::Reverse(*v));
+    found
+}
+
+/// `llvm-mc`, run once per batch: `--disassemble` for the disassembler
+/// comparisons, `-show-encoding` for the assembler one.
+pub struct LlvmMc {
+    version: u32,
+    path: PathBuf,
+    name: String,
+    id: String,
+}
+
+/// The lines that follow every instruction line in a batch: `s_nop 7` and
+/// `s_nop 6` in one group, so each line's output is found between them.
+const MARKER: [u8; 8] = [0x07, 0x00, 0x80, 0xbf, 0x06, 0x00, 0x80, 0xbf];
+const MARKER_TEXT: [&str; 2] = ["s_nop 7", "s_nop 6"];
+
+impl LlvmMc {
+    /// The peer for one program.
+    pub fn new(version: u32, path: PathBuf, name: String) -> Self {
+        Self {
+            id: format!("llvm-mc-{version}"),
+            version,
+            path,
+            name,
+        }
+    }
+
+    fn command_for(&self, cpu: &str, assemble: bool) -> Command {
+        let mut c = Command::new(&self.path);
+        c.arg(format!("-triple={TRIPLE}"))
+            .arg(format!("-mcpu={cpu}"));
+        if assemble {
+            c.arg("-show-encoding");
+        } else {
+            c.arg("--disassemble");
+        }
+        c
+    }
+
+    /// Time limit of a batch of `n` lines: the per-input limit for one
+    /// line; a shorter one for many (a time-out there only steers the
+    /// bisection, the final verdict is on single lines).
+    fn limit(ctx: &Ctx, n: usize) -> Duration {
+        if n <= 1 {
+            return ctx.timeout;
+        }
+        let scaled = Duration::from_secs(5)
+            + Duration::from_millis(2) * u32::try_from(n).unwrap_or(u32::MAX);
+        scaled.min(ctx.timeout)
+    }
+
+    /// Runs one batch; `Err` when it crashed or hung (the caller bisects),
+    /// otherwise one result per line.
+    fn disasm_batch(&self, ctx: &Ctx, cpu: &str, lines: &[&[u8]]) -> Batch {
+        let mut text = String::with_capacity(lines.len() * 90);
+        for l in lines {
+            text.push('[');
+            text.push_str(&bytes_line(l));
+            text.push_str("]\n[");
+            text.push_str(&bytes_line(&MARKER));
+            text.push_str("]\n");
+        }
+        let run = match isolate::run_tool(
+            self.command_for(cpu, false),
+            text.as_bytes(),
+            Self::limit(ctx, lines.len()),
+        ) {
+            Ok(r) => r,
+            Err(e) => return Batch::Failed(format!("cannot run {}: {e}", self.path.display())),
+        };
+        if run.timed_out {
+            return Batch::Hung(Hang {
+                seconds: Self::limit(ctx, lines.len()).as_secs_f64(),
+                stderr: isolate::tail(&run.stderr, isolate::STDERR_LINES),
+            });
+        }
+        if let Some(c) = isolate::crash_of(&run) {
+            return Batch::Crashed(c);
+        }
+        match parse_disasm(&run.stdout, &run.stderr, lines) {
+            Some(v) => Batch::Done(
+                v.into_iter()
+                    .map(|pieces| Ok(View::Disasm { pieces }))
+                    .collect(),
+            ),
+            None => Batch::Failed(format!(
+                "cannot match {}'s output to its input lines",
+                self.name
+            )),
+        }
+    }
+
+    fn asm_batch(&self, ctx: &Ctx, cpu: &str, lines: &[&str]) -> Batch {
+        let mut text = String::with_capacity(lines.len() * 48);
+        for l in lines {
+            text.push_str(l);
+            text.push('\n');
+        }
+        let run = match isolate::run_tool(
+            self.command_for(cpu, true),
+            text.as_bytes(),
+            Self::limit(ctx, lines.len()),
+        ) {
+            Ok(r) => r,
+            Err(e) => return Batch::Failed(format!("cannot run {}: {e}", self.path.display())),
+        };
+        if run.timed_out {
+            return Batch::Hung(Hang {
+                seconds: Self::limit(ctx, lines.len()).as_secs_f64(),
+                stderr: isolate::tail(&run.stderr, isolate::STDERR_LINES),
+            });
+        }
+        if let Some(c) = isolate::crash_of(&run) {
+            return Batch::Crashed(c);
+        }
+        match parse_asm(&run.stdout, &run.stderr, lines.len()) {
+            Some(v) => Batch::Done(
+                v.into_iter()
+                    .map(|result| Ok(View::Encoding { result }))
+                    .collect(),
+            ),
+            None => Batch::Failed(format!(
+                "cannot match {}'s output to its input lines",
+                self.name
+            )),
+        }
+    }
+
+    /// Runs `run` on `items`; when the batch crashes or hangs, halves it
+    /// until the lines that do are alone (a crash loses all of llvm-mc's
+    /// buffered output, so single lines are the only attribution).
+    fn bisect<T: Copy>(
+        &self,
+        items: &[(usize, T)],
+        run: &dyn Fn(&[T]) -> Batch,
+        each: &mut dyn FnMut(usize, PeerResult),
+    ) {
+        if items.is_empty() {
+            return;
+        }
+        let lines: Vec<T> = items.iter().map(|(_, t)| *t).collect();
+        match run(&lines) {
+            Batch::Done(v) => {
+                for ((k, _), r) in items.iter().zip(v) {
+                    each(
+                        *k,
+                        match r {
+                            Ok(view) => PeerResult::View(view),
+                            Err(why) => PeerResult::NotComparable(why),
+                        },
+                    );
+                }
+            }
+            Batch::Crashed(c) if items.len() == 1 => each(items[0].0, PeerResult::Crashed(c)),
+            Batch::Hung(h) if items.len() == 1 => each(items[0].0, PeerResult::TimedOut(h)),
+            Batch::Failed(why) if items.len() == 1 => {
+                each(items[0].0, PeerResult::NotComparable(why))
+            }
+            Batch::Crashed(_) | Batch::Hung(_) | Batch::Failed(_) => {
+                let (a, b) = items.split_at(items.len() / 2);
+                self.bisect(a, run, each);
+                self.bisect(b, run, each);
+            }
+        }
+    }
+
+    fn probe(&self, cpu: &str, assemble: bool) -> Result<(), String> {
+        let input: &[u8] = if assemble {
+            b"s_nop 0\n"
+        } else {
+            b"[0x00 0x00 0x80 0xbf]\n"
+        };
+        let run = isolate::run_tool(
+            self.command_for(cpu, assemble),
+            input,
+            Duration::from_secs(60),
+        )
+        .map_err(|e| format!("cannot run {}: {e}", self.path.display()))?;
+        if run.stderr.contains("is not a recognized processor") {
+            return Err(format!("LLVM {} does not know {cpu}", self.version));
+        }
+        if run.stderr.contains("not yet supported") {
+            return Err(format!(
+                "LLVM {} cannot disassemble for {cpu} (its disassembler starts at GFX8)",
+                self.version
+            ));
+        }
+        if run.timed_out {
+            return Err(format!("{} hung on s_nop 0 for {cpu}", self.name));
+        }
+        if let Some(c) = isolate::crash_of(&run) {
+            return Err(format!(
+                "{} crashed on s_nop 0 for {cpu} ({})",
+                self.name, c.status
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// A batch's outcome.
+enum Batch {
+    Done(Vec<Result<View, String>>),
+    Crashed(Crash),
+    Hung(Hang),
+    Failed(String),
+}
+
+/// True for output lines that are not instructions (section directives,
+/// comment lines).
+fn not_insn(l: &str) -> bool {
+    l.is_empty()
+        || l.starts_with('.')
+        || l.starts_with(';')
+        || l.starts_with('#')
+        || l.starts_with("//")
+}
+
+/// `<stdin>:LINE:COL: KIND: message` lines of llvm-mc's standard error:
+/// (line, column, message) of the first of `kind` on each line.
+fn diagnostics(stderr: &str, kind: &str) -> HashMap<usize, (usize, String)> {
+    let mut m = HashMap::new();
+    let pat = format!(" {kind}: ");
+    for l in stderr.lines() {
+        let Some(rest) = l.strip_prefix("<stdin>:") else {
+            continue;
+        };
+        let Some(p) = rest.find(&pat) else { continue };
+        let mut nums = rest.get(..p).unwrap_or("").split(':');
+        let (Some(line), Some(col)) = (
+            nums.next().and_then(|s| s.parse::<usize>().ok()),
+            nums.next().and_then(|s| s.parse::<usize>().ok()),
+        ) else {
+            continue;
+        };
+        let msg = rest.get(p + pat.len()..).unwrap_or("").to_owned();
+        m.entry(line).or_insert((col, msg));
+    }
+    m
+}
+
+/// Splits `llvm-mc --disassemble` output of a batch (each line in its own
+/// `[...]` group, followed by the marker group) into per-line pieces.
+fn parse_disasm(stdout: &str, stderr: &str, lines: &[&[u8]]) -> Option<Vec<Vec<Piece>>> {
+    let warnings = diagnostics(stderr, "warning");
+    let rejects: HashMap<usize, usize> = warnings
+        .iter()
+        .filter(|(_, (_, m))| m.contains("invalid instruction encoding"))
+        .map(|(l, (c, _))| (*l, *c))
+        .collect();
+    let out: Vec<&str> = stdout
+        .lines()
+        .map(str::trim)
+        .filter(|l| !not_insn(l))
+        .collect();
+    let mut at = 0usize;
+    let mut result = Vec::with_capacity(lines.len());
+    for (j, bytes) in lines.iter().enumerate() {
+        let line_no = 2 * j + 1;
+        if rejects.contains_key(&(line_no + 1)) {
+            return None;
+        }
+        // A reject column points at the group's byte: '[' is column 1,
+        // byte k starts at column 2 + 5k.
+        let reject = rejects.get(&line_no).map(|c| c.saturating_sub(2) / 5);
+        let end = if lines.len() == 1 {
+            out.len().checked_sub(2)?
+        } else {
+            let mut m = at;
+            loop {
+                if out.get(m) == Some(&MARKER_TEXT[0]) && out.get(m + 1) == Some(&MARKER_TEXT[1]) {
+                    break m;
+                }
+                if m >= out.len() {
+                    return None;
+                }
+                m += 1;
+            }
+        };
+        if out.get(end..end + 2) != Some(&MARKER_TEXT[..]) {
+            return None;
+        }
+        let texts = out.get(at..end)?;
+        at = end + 2;
+        let decoded_len = reject.unwrap_or(bytes.len());
+        if reject == Some(0) && !texts.is_empty() {
+            return None;
+        }
+        let n = texts.len();
+        let mut pieces: Vec<Piece> = texts
+            .iter()
+            .map(|t| Piece::Insn {
+                // Sizes are known when one instruction took the bytes, or
+                // when every instruction must be 4 bytes long.
+                size: if n == 1 {
+                    Some(decoded_len)
+                } else if n * 4 == decoded_len {
+                    Some(4)
+                } else {
+                    None
+                },
+                text: (*t).to_owned(),
+                comment: None,
+            })
+            .collect();
+        if let Some(r) = reject {
+            pieces.push(Piece::Invalid { at: r });
+        }
+        result.push(pieces);
+    }
+    (at == out.len()).then_some(result)
+}
+
+/// Splits `llvm-mc -show-encoding` output into per-line encodings or the
+/// line's first error.
+fn parse_asm(stdout: &str, stderr: &str, n: usize) -> Option<Vec<Result<Vec<u8>, String>>> {
+    let errors = diagnostics(stderr, "error");
+    let mut encodings = stdout.lines().filter_map(|l| {
+        let p = l.find("; encoding: [")?;
+        let list = l.get(p + "; encoding: [".len()..)?;
+        let list = list.get(..list.find(']')?)?;
+        Some(
+            list.split(',')
+                .map(|b| {
+                    let b = b.trim();
+                    u8::from_str_radix(b.strip_prefix("0x").unwrap_or(b), 16).ok()
+                })
+                .collect::<Option<Vec<u8>>>(),
+        )
+    });
+    let mut out = Vec::with_capacity(n);
+    for j in 0..n {
+        match errors.get(&(j + 1)) {
+            Some((_, msg)) => out.push(Err(msg.clone())),
+            None => out.push(Ok(encodings.next()??)),
+        }
+    }
+    encodings.next().is_none().then_some(out)
+}
+
+impl Peer for LlvmMc {
+    fn id(&self) -> &str {
+        &self.id
+    }
+    fn family(&self) -> &str {
+        "llvm-mc"
+    }
+    fn component(&self) -> &str {
+        "llvm"
+    }
+    fn version(&self) -> Option<u32> {
+        Some(self.version)
+    }
+    fn location(&self) -> String {
+        self.path.display().to_string()
+    }
+    fn comparisons(&self) -> &[&'static str] {
+        MC_COMPARISONS
+    }
+
+    fn supports(&self, ctx: &Ctx, comparison: &str, cpu: &str) -> Result<(), String> {
+        if !MC_COMPARISONS.contains(&comparison) {
+            return Err(format!("{} does not take part in {comparison}", self.id));
+        }
+        let assemble = comparison == super::smem::ENCODE;
+        ctx.cached_support(
+            &format!(
+                "{}/{cpu}/{}",
+                self.id,
+                if assemble { "asm" } else { "disasm" }
+            ),
+            || self.probe(cpu, assemble),
+        )
+    }
+
+    fn run(
+        &self,
+        ctx: &Ctx,
+        comparison: &str,
+        cpu: &str,
+        inputs: &[Input],
+        each: &mut dyn FnMut(usize, PeerResult),
+    ) {
+        if comparison == super::smem::ENCODE {
+            let mut items: Vec<(usize, &str)> = Vec::with_capacity(inputs.len());
+            for (k, i) in inputs.iter().enumerate() {
+                match i {
+                    Input::Asm { text } if !text.contains('\n') => items.push((k, text.as_str())),
+                    _ => each(
+                        k,
+                        PeerResult::NotComparable(
+                            "the assembler reads one line of text".to_owned(),
+                        ),
+                    ),
+                }
+            }
+            for chunk in items.chunks(4096) {
+                self.bisect(
+                    chunk,
+                    &|lines: &[&str]| self.asm_batch(ctx, cpu, lines),
+                    each,
+                );
+            }
+            return;
+        }
+        let mut items: Vec<(usize, &[u8])> = Vec::with_capacity(inputs.len());
+        let mut alone: Vec<(usize, &[u8])> = Vec::new();
+        for (k, i) in inputs.iter().enumerate() {
+            match i {
+                Input::Bytes { bytes } if !bytes.is_empty() => {
+                    // A line holding the marker's bytes would be read as
+                    // the marker: such lines run on their own.
+                    if bytes.windows(8).step_by(4).any(|w| w == MARKER) {
+                        alone.push((k, bytes.as_slice()));
+                    } else {
+                        items.push((k, bytes.as_slice()));
+                    }
+                }
+                _ => each(
+                    k,
+                    PeerResult::NotComparable("a disassembler reads instruction bytes".to_owned()),
+                ),
+            }
+        }
+        let run = |lines: &[&[u8]]| self.disasm_batch(ctx, cpu, lines);
+        for chunk in items.chunks(4096) {
+            self.bisect(chunk, &run, each);
+        }
+        for one in alone {
+            self.bisect(&[one], &run, each);
+        }
+    }
+
+    fn reproducer(&self, comparison: &str, inputs: &[Input]) -> String {
+        if comparison == super::smem::ENCODE {
+            let mut s = String::new();
+            for i in inputs {
+                if let Input::Asm { text } = i {
+                    s.push_str(text);
+                    s.push('\n');
+                }
+            }
+            return s;
+        }
+        disasm_file(inputs)
+    }
+
+    fn command(&self, comparison: &str, cpu: &str, file: &str) -> Option<Vec<String>> {
+        let mut v = vec![self.name.clone()];
+        if comparison == super::smem::ENCODE {
+            v.push("-show-encoding".to_owned());
+        } else {
+            v.push("--disassemble".to_owned());
+        }
+        v.push(format!("-triple={TRIPLE}"));
+        v.push(format!("-mcpu={cpu}"));
+        v.push(file.to_owned());
+        Some(v)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pieces_round_trip() {
+        let mut s = String::new();
+        encode_pieces(&[(4, Some("s_nop 0".to_owned())), (4, None)], &mut s);
+        assert_eq!(s, "4:s_nop 0\u{1e}!4");
+        assert_eq!(
+            decode_pieces(&s),
+            Some(vec![
+                Piece::Insn {
+                    size: Some(4),
+                    text: "s_nop 0".to_owned(),
+                    comment: Some(String::new())
+                },
+                Piece::Invalid { at: 4 }
+            ])
+        );
+        let mut s = String::new();
+        encode_pieces(
+            &[(
+                8,
+                Some("s_load_dwordx2 s[4:5], s[2:3], 0x10 ; Warning: x".to_owned()),
+            )],
+            &mut s,
+        );
+        let p = decode_pieces(&s).expect("pieces");
+        assert_eq!(
+            p,
+            vec![Piece::Insn {
+                size: Some(8),
+                text: "s_load_dwordx2 s[4:5], s[2:3], 0x10".to_owned(),
+                comment: Some("Warning: x".to_owned())
+            }]
+        );
+        assert_eq!(decode_pieces(""), Some(vec![]));
+        assert_eq!(decode_pieces("x:y"), None);
+    }
+
+    #[test]
+    fn disasm_output_is_split_per_line() {
+        let a: &[u8] = &[0x41, 0x01, 0x02, 0xc0, 0x10, 0, 0, 0];
+        let b: &[u8] = &[0xff; 8];
+        let c: &[u8] = &[0, 0, 0x80, 0xbf, 7, 0, 0x80, 0xbf];
+        let d: &[u8] = &[0, 0, 0x80, 0xbf, 0xff, 0xff, 0xff, 0xff];
+        let stdout = "\t.text\n\ts_load_dword s5, s[2:3], 0x10\n\ts_nop 7\n\ts_nop 6\n\
+                      \ts_nop 7\n\ts_nop 6\n\
+                      \ts_nop 0\n\ts_nop 7\n\ts_nop 7\n\ts_nop 6\n\
+                      \ts_nop 0\n\ts_nop 7\n\ts_nop 6\n";
+        let stderr = "<stdin>:3:2: warning: invalid instruction encoding\n[0xff ...]\n ^\n\
+                      <stdin>:7:22: warning: invalid instruction encoding\n";
+        let v = parse_disasm(stdout, stderr, &[a, b, c, d]).expect("parsed");
+        let insn = |size, t: &str| Piece::Insn {
+            size,
+            text: t.to_owned(),
+            comment: None,
+        };
+        assert_eq!(v[0], vec![insn(Some(8), "s_load_dword s5, s[2:3], 0x10")]);
+        assert_eq!(v[1], vec![Piece::Invalid { at: 0 }]);
+        assert_eq!(
+            v[2],
+            vec![insn(Some(4), "s_nop 0"), insn(Some(4), "s_nop 7")]
+        );
+        assert_eq!(
+            v[3],
+            vec![insn(Some(4), "s_nop 0"), Piece::Invalid { at: 4 }]
+        );
+        // Output that does not fit the lines is refused, not guessed.
+        assert!(parse_disasm("\ts_nop 0\n", "", &[a, b]).is_none());
+    }
+
+    #[test]
+    fn asm_output_is_split_per_line() {
+        let stdout = "\t.text\n\ts_nop 0 ; encoding: [0x00,0x00,0x80,0xbf]\n\
+                      \ts_load_dword s5, s[2:3], 0x10 ; encoding: [0x41,0x01,0x02,0xc0,0x10,0x00,0x00,0x00]\n";
+        let stderr = "<stdin>:2:1: error: invalid instruction\nfoo\n^\n";
+        let v = parse_asm(stdout, stderr, 3).expect("parsed");
+        assert_eq!(v[0], Ok(vec![0, 0, 0x80, 0xbf]));
+        assert_eq!(v[1], Err("invalid instruction".to_owned()));
+        assert_eq!(v[2], Ok(vec![0x41, 1, 2, 0xc0, 0x10, 0, 0, 0]));
+        assert!(parse_asm(stdout, "", 1).is_none());
+    }
+}

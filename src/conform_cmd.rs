@@ -1,0 +1,709 @@
+//! The `conform` and `diff words` commands (and the hidden `worker` that
+//! runs in-process peers for them): the CLI over `hsaco_conform::conform`.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use clap::{Args, Subcommand};
+use hsaco_conform::conform::allowlist::Allowlist;
+use hsaco_conform::conform::engine::{self, Plan, Settings};
+use hsaco_conform::conform::findings::atomic_write;
+use hsaco_conform::conform::smem::{self as csmem, SmemDisasm, SmemEncode};
+use hsaco_conform::conform::words::{self, WordsCmp};
+use hsaco_conform::conform::{self, isolate, llvm, report, Comparison, Peer};
+use hsaco_conform::peers::llvm_disasm::LlvmLib;
+use hsaco_conform::smem_diff::{self, DEFAULT_TARGETS};
+use hsaco_oracle::smem::SmemGen;
+use hsaco_oracle::targets::{self, Target};
+use serde_json::json;
+
+/// Words per processor of the default batch.
+pub const DEFAULT_COUNT: u64 = 131_072;
+
+/// Long help of `conform`.
+pub const CONFORM_HELP: &str = "\
+What runs: every comparison (--kinds) on every processor (--targets) with
+every peer found on this machine (--peers):
+
+  smem-disasm  SMEM words, half from generated instruction streams, half
+               random (most of them invalid), decoded by the oracle and by
+               each disassembler: libLLVM-NN.so in-process (one worker
+               process per LLVM version, batched) and llvm-mc-NN
+               --disassemble. LLVM must reject what the oracle rejects and
+               print what it prints, except for the known divergences.
+  smem-encode  valid SMEM instructions from generated streams, printed in
+               each LLVM version's syntax, assembled by llvm-mc-NN
+               -show-encoding and compared with the oracle's encoding
+               (--count / 4 per processor).
+
+Every comparison is same, different, or not comparable (a peer that does
+not know the processor); a peer that crashes or hangs (no progress within
+--timeout) is recorded with its signal or exit status and the last lines
+of its standard error, and the run goes on with the next input.
+
+Known, understood differences are listed with their reasons in the
+allowlist (built in: corpus/allowlist.toml); they are counted, not
+reported. Everything else is a finding: deduplicated by signature (kind,
+peer component, normalized message or crash site; one bug in LLVM 14 and
+19 is one finding), reduced (fewer bytes, bytes and bits reset to zero
+while the signature holds), and with --out written as a folder with the
+reproducer, the command that shows it with the peer alone, and a
+manifest.jsonl line.
+
+Progress goes to standard error every 5 s. The table (peer x comparison:
+compared, same, known, different, not comparable, crashed, timed out,
+comparisons per second) goes to standard output.
+
+Resuming: with --out, finished units are saved in DIR/state.json; the same
+command run again (after Ctrl-C or a kill) resumes, a different one
+restarts cleanly in the folder. Files are written to a temporary name and
+renamed, so no half-written file is ever left under its final name.
+
+Benchmark: --bench measures, on one processor (the first of --targets,
+default gfx900) and --count words (default 200000), comparisons per second
+of every peer through this pipeline, and libLLVM-19's own single-thread
+disassembly rate on the same words in this process, and prints the ratio.
+Build with --release.
+
+Exit status: 0 no new finding, 1 new findings, 2 could not run (bad
+option, unknown processor, no peer found, output folder not writable).
+
+Examples:
+  hsaco-conform conform
+  hsaco-conform conform --targets gfx900,gfx1100 --count 100000 --peers libllvm-19,llvm-mc-19
+  hsaco-conform conform --shard 0/4 --out findings --json conform.json --junit conform.xml
+  hsaco-conform conform --kinds smem-encode --html report.html
+  cargo run --release -- conform --bench";
+
+/// Long help of `diff words`.
+pub const WORDS_HELP: &str = "\
+FILE holds instruction words in llvm-mc's byte syntax, one instruction per
+line, any encoding (not only SMEM):
+
+  0x41 0x01 0x02 0xc0 0x10 0x00 0x00 0x00     # s_load_dword on gfx900
+  [0xf9,0x06,0x02,0x02,0x02,0x07,0x06,0x06]   # commas and [ ] allowed
+
+Blank lines and comments (#, ;, //) are skipped. An 8-byte SMEM word (the
+processor's SMEM encoding in bits 31:26) is decided by the oracle, as in
+`conform`'s smem-disasm. For every other line the oracle has no decoder:
+each peer's disassembly is compared with the reference peer's (the newest
+libLLVM, else the newest llvm-mc): the same instructions accepted and
+rejected, the same sizes, the same text (comments aside). Crashes and
+hangs of any peer on any line are findings; the run goes on after them,
+and a crash is reduced to the smallest word sequence that still crashes
+the peer and deduplicated across LLVM versions and peers.
+
+Reports, exit status and --out folder as for `conform` (see
+`hsaco-conform conform --help`).
+
+Examples:
+  hsaco-conform diff words --target gfx900 words.txt
+  hsaco-conform diff words --target gfx1030 --peers llvm-mc-19,libllvm-14 --out found words.txt";
+
+fn parse_u64(s: &str) -> Result<u64, String> {
+    let t = s.replace('_', "");
+    let r = match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        Some(h) => u64::from_str_radix(h, 16),
+        None => t.parse(),
+    };
+    r.map_err(|e| format!("{s:?} is not a number: {e}"))
+}
+
+fn parse_shard(s: &str) -> Result<(u64, u64), String> {
+    let (i, n) = s
+        .split_once('/')
+        .ok_or_else(|| format!("{s:?}: expected I/N, e.g. 0/4"))?;
+    let i: u64 = i
+        .trim()
+        .parse()
+        .map_err(|_| format!("{s:?}: I is not a number"))?;
+    let n: u64 = n
+        .trim()
+        .parse()
+        .map_err(|_| format!("{s:?}: N is not a number"))?;
+    if n == 0 || i >= n {
+        return Err(format!("{s:?}: need 0 <= I < N"));
+    }
+    Ok((i, n))
+}
+
+fn parse_secs(s: &str) -> Result<Duration, String> {
+    let v: f64 = s
+        .parse()
+        .map_err(|_| format!("{s:?} is not a number of seconds"))?;
+    if !(v > 0.0 && v < 1e6) {
+        return Err(format!("{s:?}: expected a positive number of seconds"));
+    }
+    Ok(Duration::from_secs_f64(v))
+}
+
+/// Options shared by `conform` and `diff words`.
+#[derive(Args, Debug, Clone)]
+pub struct Common {
+    /// Peers to run, comma-separated: ids (libllvm-19, llvm-mc-14) or
+    /// families (libllvm, llvm-mc); default: every peer found.
+    #[arg(long, value_delimiter = ',')]
+    pub peers: Vec<String>,
+    /// Write findings, reproducers and manifest.jsonl to this folder (and
+    /// resume from it).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Write the JSON report to this file.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// Write a JUnit XML report to this file (a test suite per comparison,
+    /// a test case per peer).
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
+    /// Write one self-contained HTML page (matrix and findings).
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
+    /// Use this allowlist instead of the built-in corpus/allowlist.toml.
+    #[arg(long, value_name = "FILE", conflicts_with = "no_allowlist")]
+    pub allowlist: Option<PathBuf>,
+    /// Use no allowlist: every difference and crash is new.
+    #[arg(long)]
+    pub no_allowlist: bool,
+    /// Seconds a peer may spend on one input before it counts as hung.
+    #[arg(long, default_value = "30", value_parser = parse_secs, value_name = "SECONDS")]
+    pub timeout: Duration,
+    /// Threads (default: the number of cores).
+    #[arg(long)]
+    pub jobs: Option<usize>,
+    /// Do not reduce findings.
+    #[arg(long)]
+    pub no_reduce: bool,
+    /// No progress on standard error.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+/// `hsaco-conform conform`.
+#[derive(Args, Debug)]
+pub struct ConformArgs {
+    /// Seed of the generated inputs (decimal or 0x-hex).
+    #[arg(long, default_value = "1", value_parser = parse_u64)]
+    pub seed: u64,
+    /// SMEM words per processor (smem-encode takes a quarter as many
+    /// instructions). Default 131072 (200000 with --bench).
+    #[arg(long)]
+    pub count: Option<u64>,
+    /// Comparisons, comma-separated: smem-disasm, smem-encode (default:
+    /// all).
+    #[arg(long, value_delimiter = ',')]
+    pub kinds: Vec<String>,
+    /// Processors, comma-separated (default: gfx803, gfx900, gfx90a,
+    /// gfx1010, gfx1030, gfx1100, gfx1200).
+    #[arg(long, value_delimiter = ',')]
+    pub targets: Vec<String>,
+    /// Run shard I of N (0-based): units whose number is I modulo N.
+    #[arg(long, value_parser = parse_shard, value_name = "I/N")]
+    pub shard: Option<(u64, u64)>,
+    /// Measure comparisons per second per peer and libLLVM-19's own rate.
+    #[arg(long)]
+    pub bench: bool,
+    #[command(flatten)]
+    pub common: Common,
+}
+
+/// `hsaco-conform diff ...`.
+#[derive(Subcommand, Debug)]
+pub enum DiffCommand {
+    /// Feed instruction words (any encoding) to the oracle and the peers;
+    /// report disagreements, crashes and hangs.
+    #[command(after_long_help = WORDS_HELP)]
+    Words(WordsArgs),
+}
+
+/// `hsaco-conform diff words`.
+#[derive(Args, Debug)]
+pub struct WordsArgs {
+    /// Processor (gfx803, gfx900, gfx1030, gfx1100...).
+    #[arg(long)]
+    pub target: String,
+    /// The words, one instruction per line in llvm-mc byte syntax.
+    pub file: PathBuf,
+    #[command(flatten)]
+    pub common: Common,
+}
+
+/// `hsaco-conform worker` (internal).
+#[derive(Args, Debug)]
+pub struct WorkerArgs {
+    /// Task name.
+    #[arg(long)]
+    pub task: String,
+    /// Task argument.
+    #[arg(long, default_value = "")]
+    pub arg: String,
+    /// Breadcrumb file.
+    #[arg(long)]
+    pub breadcrumb: PathBuf,
+}
+
+/// Runs a worker until its standard input closes.
+pub fn run_worker(a: &WorkerArgs) -> u8 {
+    let mut task = match conform::worker_task(&a.task, &a.arg) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("hsaco-conform worker: {e}");
+            return 2;
+        }
+    };
+    let stdin = std::io::stdin();
+    let stdout = std::io::stdout();
+    match isolate::serve(task.as_mut(), &a.breadcrumb, stdin.lock(), stdout.lock()) {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("hsaco-conform worker: {e}");
+            2
+        }
+    }
+}
+
+/// The peers `spec` names among those found.
+fn select_peers(spec: &[String]) -> Result<Vec<Box<dyn Peer>>, String> {
+    let all = llvm::discover();
+    let spec: Vec<&str> = spec
+        .iter()
+        .map(|s| s.trim())
+        .filter(|s| !s.is_empty())
+        .collect();
+    if spec.is_empty() || spec == ["all"] {
+        if all.is_empty() {
+            return Err(
+                "no peer found: install LLVM (libLLVM-NN.so or llvm-mc-NN; Debian: llvm-19, llvm-14)"
+                    .to_owned(),
+            );
+        }
+        return Ok(all);
+    }
+    let names: Vec<String> = all.iter().map(|p| p.id().to_owned()).collect();
+    for s in &spec {
+        if !all.iter().any(|p| p.id() == *s || p.family() == *s) {
+            return Err(format!(
+                "--peers: no peer {s:?} on this machine (found: {})",
+                if names.is_empty() {
+                    "none".to_owned()
+                } else {
+                    names.join(", ")
+                }
+            ));
+        }
+    }
+    Ok(all
+        .into_iter()
+        .filter(|p| spec.iter().any(|s| p.id() == *s || p.family() == *s))
+        .collect())
+}
+
+fn load_allowlist(c: &Common) -> Result<Allowlist, String> {
+    if c.no_allowlist {
+        return Ok(Allowlist::empty());
+    }
+    match &c.allowlist {
+        Some(p) => Allowlist::load(p),
+        None => {
+            let a = Allowlist::builtin();
+            if a.entries.is_empty() {
+                return Err(format!("the built-in allowlist is broken: {}", a.source));
+            }
+            Ok(a)
+        }
+    }
+}
+
+fn resolve_target(name: &str) -> Result<&'static Target, String> {
+    targets::by_name_or_alias(name).ok_or_else(|| {
+        format!("unknown processor {name:?} (try gfx803, gfx900, gfx90a, gfx1010, gfx1030, gfx1100, gfx1200)")
+    })
+}
+
+fn settings(c: &Common, label: &str, key: serde_json::Value) -> Result<Settings, String> {
+    let program =
+        std::env::current_exe().map_err(|e| format!("cannot find own executable: {e}"))?;
+    let jobs = c.jobs.unwrap_or_else(|| {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(2)
+    });
+    Ok(Settings {
+        jobs: jobs.max(1),
+        shard: (0, 1),
+        timeout: c.timeout,
+        out: c.out.clone(),
+        reduce: !c.no_reduce,
+        reduce_budget: 300,
+        progress: !c.quiet,
+        resume_key: key.to_string(),
+        program,
+        label: label.to_owned(),
+    })
+}
+
+/// Writes the reports a run asked for; an error names the file.
+fn write_reports(
+    command: &str,
+    c: &Common,
+    options: serde_json::Value,
+    plan: &Plan,
+    r: &engine::RunResult,
+) -> Result<(), String> {
+    let w = |p: &Path, s: &[u8]| {
+        atomic_write(p, s).map_err(|e| format!("{}: cannot write: {e}", p.display()))
+    };
+    if let Some(p) = &c.json {
+        let doc = report::json(command, options, &plan.peers, &plan.allowlist, r);
+        let mut s = serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?;
+        s.push('\n');
+        w(p, s.as_bytes())?;
+    }
+    if let Some(p) = &c.junit {
+        w(p, report::junit(command, r).as_bytes())?;
+    }
+    if let Some(p) = &c.html {
+        w(p, report::html(command, r, &plan.allowlist).as_bytes())?;
+    }
+    Ok(())
+}
+
+fn finish(command: &str, c: &Common, options: serde_json::Value, plan: &Plan, s: &Settings) -> u8 {
+    let r = match engine::run(plan, s) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("hsaco-conform {command}: {e}");
+            return 2;
+        }
+    };
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(report::text(&r, &plan.allowlist).as_bytes());
+    if let Some(d) = &c.out {
+        let _ = writeln!(out, "findings folder: {}", d.display());
+    }
+    let _ = out.flush();
+    if let Err(e) = write_reports(command, c, options, plan, &r) {
+        eprintln!("hsaco-conform {command}: {e}");
+        return 2;
+    }
+    report::exit_code(&r)
+}
+
+/// Runs `conform`; returns the exit status.
+pub fn run_conform(a: &ConformArgs) -> u8 {
+    match conform_plan(a) {
+        Ok((plan, options, settings)) => {
+            if a.bench {
+                return run_bench(a, &plan, &settings);
+            }
+            finish("conform", &a.common, options, &plan, &settings)
+        }
+        Err(e) => {
+            eprintln!("hsaco-conform conform: {e}");
+            2
+        }
+    }
+}
+
+const KINDS: [&str; 2] = [csmem::DISASM, csmem::ENCODE];
+
+fn conform_plan(a: &ConformArgs) -> Result<(Plan, serde_json::Value, Settings), String> {
+    let count = a
+        .count
+        .unwrap_or(if a.bench { 200_000 } else { DEFAULT_COUNT });
+    let mut kinds: Vec<&str> = Vec::new();
+    for k in a.kinds.iter().map(|s| s.trim()).filter(|s| !s.is_empty()) {
+        let Some(known) = KINDS.iter().find(|x| **x == k) else {
+            return Err(format!(
+                "--kinds: unknown comparison {k:?} (known: {})",
+                KINDS.join(", ")
+            ));
+        };
+        if !kinds.contains(known) {
+            kinds.push(known);
+        }
+    }
+    if kinds.is_empty() || a.bench {
+        kinds = if a.bench {
+            vec![csmem::DISASM]
+        } else {
+            KINDS.to_vec()
+        };
+    }
+    let names: Vec<String> = if a.targets.is_empty() {
+        if a.bench {
+            vec!["gfx900".to_owned()]
+        } else {
+            DEFAULT_TARGETS.iter().map(|s| (*s).to_owned()).collect()
+        }
+    } else {
+        a.targets.clone()
+    };
+    let mut tlist: Vec<&'static Target> = Vec::new();
+    for n in names.iter().map(|s| s.trim()).filter(|s| !s.is_empty()) {
+        let t = resolve_target(n)?;
+        csmem::family(t)?;
+        if !tlist.iter().any(|x| x.name == t.name) {
+            tlist.push(t);
+        }
+    }
+    if a.bench {
+        tlist.truncate(1);
+    }
+    if tlist.is_empty() {
+        return Err("--targets names no processor".to_owned());
+    }
+    let allowlist = load_allowlist(&a.common)?;
+    let peers = select_peers(&a.common.peers)?;
+    let comparisons: Vec<Box<dyn Comparison>> = kinds
+        .iter()
+        .map(|k| -> Box<dyn Comparison> {
+            if *k == csmem::ENCODE {
+                Box::new(SmemEncode::generated(a.seed, count / 4))
+            } else {
+                Box::new(SmemDisasm::generated(a.seed, count))
+            }
+        })
+        .collect();
+    let shard = a.shard.unwrap_or((0, 1));
+    let options = json!({
+        "seed": a.seed,
+        "count": count,
+        "kinds": kinds,
+        "targets": tlist.iter().map(|t| t.name).collect::<Vec<_>>(),
+        "peers": peers.iter().map(|p| p.id().to_owned()).collect::<Vec<_>>(),
+        "shard": format!("{}/{}", shard.0, shard.1),
+        "timeout": a.common.timeout.as_secs_f64(),
+        "reduce": !a.common.no_reduce,
+    });
+    let key = json!({
+        "command": "conform",
+        "tool_version": env!("CARGO_PKG_VERSION"),
+        "options": options,
+        "allowlist": allowlist.digest(),
+    });
+    let mut settings = settings(&a.common, "conform", key)?;
+    settings.shard = shard;
+    let plan = Plan {
+        comparisons,
+        targets: tlist,
+        peers,
+        allowlist,
+    };
+    Ok((plan, options, settings))
+}
+
+/// Runs `diff ...`; returns the exit status.
+pub fn run_diff(cmd: &DiffCommand) -> u8 {
+    match cmd {
+        DiffCommand::Words(a) => match words_plan(a) {
+            Ok((plan, options, settings)) => {
+                finish("diff words", &a.common, options, &plan, &settings)
+            }
+            Err(e) => {
+                eprintln!("hsaco-conform diff words: {e}");
+                2
+            }
+        },
+    }
+}
+
+fn words_plan(a: &WordsArgs) -> Result<(Plan, serde_json::Value, Settings), String> {
+    let t = resolve_target(&a.target)?;
+    let bytes =
+        std::fs::read(&a.file).map_err(|e| format!("{}: cannot read: {e}", a.file.display()))?;
+    let text =
+        String::from_utf8(bytes).map_err(|_| format!("{}: not UTF-8 text", a.file.display()))?;
+    let lines =
+        words::parse_lines(&text).map_err(|(n, why)| format!("{}:{n}: {why}", a.file.display()))?;
+    let lines: Vec<(usize, Vec<u8>)> = lines.into_iter().filter(|(_, b)| !b.is_empty()).collect();
+    let (smem, other): (Vec<_>, Vec<_>) = lines
+        .into_iter()
+        .partition(|(_, b)| SmemDisasm::is_smem_line(t, b));
+    let allowlist = load_allowlist(&a.common)?;
+    let peers = select_peers(&a.common.peers)?;
+    let mut comparisons: Vec<Box<dyn Comparison>> = Vec::new();
+    let (n_smem, n_other) = (smem.len(), other.len());
+    if !smem.is_empty() {
+        comparisons.push(Box::new(SmemDisasm::given(smem)));
+    }
+    if !other.is_empty() {
+        comparisons.push(Box::new(WordsCmp::new(other)));
+    }
+    use sha2::Digest;
+    let digest = conform::hex_bytes::encode(
+        sha2::Sha256::digest(text.as_bytes())
+            .get(..8)
+            .unwrap_or(&[]),
+    );
+    let options = json!({
+        "target": t.name,
+        "file": a.file.display().to_string(),
+        "smem_lines": n_smem,
+        "other_lines": n_other,
+        "peers": peers.iter().map(|p| p.id().to_owned()).collect::<Vec<_>>(),
+        "timeout": a.common.timeout.as_secs_f64(),
+        "reduce": !a.common.no_reduce,
+    });
+    let key = json!({
+        "command": "diff words",
+        "tool_version": env!("CARGO_PKG_VERSION"),
+        "options": options,
+        "input": digest,
+        "allowlist": allowlist.digest(),
+    });
+    let settings = settings(&a.common, "diff words", key)?;
+    let plan = Plan {
+        comparisons,
+        targets: vec![t],
+        peers,
+        allowlist,
+    };
+    Ok((plan, options, settings))
+}
+
+// ------------------------------------------------------------------ bench
+
+/// libLLVM-19's own single-thread rate on `words` (first instruction of
+/// each, words it is known to crash on left out): (words, seconds).
+fn direct_rate(cpu: &str, gen: SmemGen, words: &[u64]) -> Result<(u64, f64), String> {
+    let lib = LlvmLib::open(19).map_err(|e| e.to_string())?;
+    let mut dis = lib.disassembler(cpu).map_err(|e| e.to_string())?;
+    let mut n = 0u64;
+    let t = Instant::now();
+    for &w in words {
+        if smem_diff::known_llvm_crash(gen, w) {
+            continue;
+        }
+        std::hint::black_box(dis.disassemble(&w.to_le_bytes()));
+        n += 1;
+    }
+    Ok((n, t.elapsed().as_secs_f64()))
+}
+
+fn run_bench(a: &ConformArgs, plan: &Plan, s: &Settings) -> u8 {
+    let Some(&target) = plan.targets.first() else {
+        return 2;
+    };
+    let Some(comparison) = plan.comparisons.first() else {
+        return 2;
+    };
+    let Ok(gen) = csmem::family(target) else {
+        return 2;
+    };
+    let scratch = match engine::Scratch::new() {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!("hsaco-conform conform --bench: {e}");
+            return 2;
+        }
+    };
+    let ctx = conform::Ctx::new(s.program.clone(), s.timeout, scratch.0.clone());
+    let chunks = comparison.chunks(target);
+    let units: Vec<engine::Unit> = (0..chunks)
+        .map(|chunk| engine::Unit {
+            id: chunk,
+            comparison: 0,
+            target,
+            chunk,
+        })
+        .collect();
+    // The inputs are made beforehand: the benchmark times comparisons.
+    let inputs: Vec<Vec<conform::Input>> =
+        (0..chunks).map(|k| comparison.inputs(target, k)).collect();
+    let words: Vec<u64> = inputs
+        .iter()
+        .flatten()
+        .filter_map(conform::Input::first_word)
+        .collect();
+    println!(
+        "conform bench: smem-disasm on {} ({} words, seed {:#x}); one thread{}",
+        target.name,
+        words.len(),
+        a.seed,
+        if cfg!(debug_assertions) {
+            " (debug build: use --release for real figures)"
+        } else {
+            ""
+        }
+    );
+    let mut rows = Vec::new();
+    let mut llvm19_rate = None;
+    let mut direct: Option<f64> = None;
+    let mut direct_error: Option<String> = None;
+    for peer in &plan.peers {
+        if !peer.comparisons().contains(&comparison.id()) {
+            continue;
+        }
+        let only = |p: &dyn Peer| p.id() == peer.id();
+        if let Err(why) = peer.supports(&ctx, comparison.id(), target.name) {
+            println!("  {:<14} not comparable: {why}", peer.id());
+            continue;
+        }
+        // Warm-up: start the worker, load the library.
+        if let (Some(u), Some(i)) = (units.first(), inputs.first()) {
+            let _ = engine::run_inputs(plan, &ctx, u, i, &only);
+        }
+        // Best of several passes (the machine may be busy); libLLVM-19's
+        // own rate is measured between them, so both see the same load.
+        let mut best = f64::MAX;
+        let mut compared = 0;
+        let rounds = if peer.family() == "libllvm" { 5 } else { 1 };
+        for _ in 0..rounds {
+            let t = Instant::now();
+            let mut c = 0;
+            for (u, i) in units.iter().zip(&inputs) {
+                let r = engine::run_inputs(plan, &ctx, u, i, &only);
+                c += r.cells.values().map(|k| k.compared).sum::<u64>();
+            }
+            best = best.min(t.elapsed().as_secs_f64());
+            compared = c;
+            if peer.id() == "libllvm-19" {
+                match direct_rate(target.name, gen, &words) {
+                    Ok((n, secs)) => {
+                        let r = n as f64 / secs.max(1e-9);
+                        direct = Some(direct.map_or(r, |d: f64| d.max(r)));
+                    }
+                    Err(e) => direct_error = Some(e),
+                }
+            }
+        }
+        let rate = compared as f64 / best.max(1e-9);
+        println!(
+            "  {:<14} {compared:>9} comparisons in {best:>7.3} s  {:>12.0} /s",
+            peer.id(),
+            rate
+        );
+        if peer.id() == "libllvm-19" {
+            llvm19_rate = Some(rate);
+        }
+        rows.push(
+            json!({"peer": peer.id(), "compared": compared, "seconds": best, "per_second": rate}),
+        );
+    }
+    ctx.shutdown();
+    if let Some(e) = direct_error {
+        println!("  libLLVM-19 in-process: not measured: {e}");
+    }
+    let mut doc = json!({"target": target.name, "words": words.len(), "peers": rows});
+    if let Some(d) = direct {
+        println!("  libLLVM-19 alone, in this process: {d:>12.0} words/s (LLVMDisasmInstruction)");
+        if let Some(p) = llvm19_rate {
+            let ratio = p / d;
+            println!(
+                "  ratio: smem-disasm against libllvm-19 runs at {ratio:.2} of libLLVM-19's own rate (target >= 0.40)"
+            );
+            doc["ratio"] = json!(ratio);
+        }
+        doc["libllvm19_direct_per_second"] = json!(d);
+    }
+    if let Some(p) = &a.common.json {
+        let mut s = serde_json::to_string_pretty(&doc).unwrap_or_default();
+        s.push('\n');
+        if let Err(e) = atomic_write(p, s.as_bytes()) {
+            eprintln!("hsaco-conform conform --bench: {}: {e}", p.display());
+            return 2;
+        }
+    }
+    0
+}
