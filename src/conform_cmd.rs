@@ -9,6 +9,8 @@ use clap::{Args, Subcommand};
 use hsaco_conform::conform::allowlist::Allowlist;
 use hsaco_conform::conform::engine::{self, Plan, Settings};
 use hsaco_conform::conform::findings::atomic_write;
+use hsaco_conform::conform::objects::{self, ObjectCmp};
+use hsaco_conform::conform::objects_meta;
 use hsaco_conform::conform::smem::{self as csmem, SmemDisasm, SmemEncode};
 use hsaco_conform::conform::words::{self, WordsCmp};
 use hsaco_conform::conform::{self, isolate, llvm, report, Comparison, Peer};
@@ -36,6 +38,19 @@ every peer found on this machine (--peers):
                each LLVM version's syntax, assembled by llvm-mc-NN
                -show-encoding and compared with the oracle's encoding
                (--count / 4 per processor).
+  rebuild      generated valid code objects (--objects per processor):
+               their assembler text rebuilt by llvm-mc-NN (19; 14 for
+               code object V3) and ld.lld -shared must give the same
+               loaded image and the same oracle verdict.
+  descriptors  generated code objects (V3+), each kernel descriptor
+               decoded by llvm-objdump-NN -D --disassemble-symbols=K.kd
+               (every version that knows the processor) against the
+               oracle's decode, field by field. Object findings are not
+               reduced; the folder holds the object and a shell script
+               running the peer alone on it.
+  metadata     generated code objects (V3+), the metadata note printed by
+               llvm-readobj-NN --notes against the oracle's metadata model,
+               key by key (top level, kernels, arguments).
 
 Every comparison is same, different, or not comparable (a peer that does
 not know the processor); a peer that crashes or hangs (no progress within
@@ -189,10 +204,15 @@ pub struct ConformArgs {
     /// instructions). Default 131072 (200000 with --bench).
     #[arg(long)]
     pub count: Option<u64>,
-    /// Comparisons, comma-separated: smem-disasm, smem-encode (default:
-    /// all).
+    /// Comparisons, comma-separated: smem-disasm, smem-encode, rebuild,
+    /// descriptors, metadata (default: every one a selected peer takes
+    /// part in).
     #[arg(long, value_delimiter = ',')]
     pub kinds: Vec<String>,
+    /// Generated code objects per processor for each object comparison
+    /// (rebuild, descriptors, metadata).
+    #[arg(long, default_value = "4")]
+    pub objects: u64,
     /// Processors, comma-separated (default: gfx803, gfx900, gfx90a,
     /// gfx1010, gfx1030, gfx1100, gfx1200).
     #[arg(long, value_delimiter = ',')]
@@ -264,7 +284,16 @@ pub fn run_worker(a: &WorkerArgs) -> u8 {
 
 /// The peers `spec` names among those found.
 fn select_peers(spec: &[String]) -> Result<Vec<Box<dyn Peer>>, String> {
-    let all = llvm::discover();
+    select_peers_with(spec, false)
+}
+
+/// The peers `spec` names among those found; with `objects`, the
+/// object-level peers (rebuild, llvm-objdump) too.
+fn select_peers_with(spec: &[String], objects: bool) -> Result<Vec<Box<dyn Peer>>, String> {
+    let mut all = llvm::discover();
+    if objects {
+        all.extend(objects::discover());
+    }
     let spec: Vec<&str> = spec
         .iter()
         .map(|s| s.trim())
@@ -405,7 +434,13 @@ pub fn run_conform(a: &ConformArgs) -> u8 {
     }
 }
 
-const KINDS: [&str; 2] = [csmem::DISASM, csmem::ENCODE];
+const KINDS: [&str; 5] = [
+    csmem::DISASM,
+    csmem::ENCODE,
+    objects::REBUILD,
+    objects::DESCRIPTORS,
+    objects_meta::METADATA,
+];
 
 fn conform_plan(a: &ConformArgs) -> Result<(Plan, serde_json::Value, Settings), String> {
     let count = a
@@ -454,11 +489,18 @@ fn conform_plan(a: &ConformArgs) -> Result<(Plan, serde_json::Value, Settings), 
         return Err("--targets names no processor".to_owned());
     }
     let allowlist = load_allowlist(&a.common)?;
-    let peers = select_peers(&a.common.peers)?;
+    let peers = select_peers_with(&a.common.peers, !a.bench)?;
+    if a.kinds.iter().all(|k| k.trim().is_empty()) && !a.bench {
+        // By default, only the comparisons a selected peer takes part in.
+        kinds.retain(|k| peers.iter().any(|p| p.comparisons().contains(k)));
+    }
     let comparisons: Vec<Box<dyn Comparison>> = kinds
         .iter()
         .map(|k| -> Box<dyn Comparison> {
-            if *k == csmem::ENCODE {
+            if *k == objects::REBUILD || *k == objects::DESCRIPTORS || *k == objects_meta::METADATA
+            {
+                Box::new(ObjectCmp::new(k, a.seed, a.objects))
+            } else if *k == csmem::ENCODE {
                 Box::new(SmemEncode::generated(a.seed, count / 4))
             } else {
                 Box::new(SmemDisasm::generated(a.seed, count))
@@ -469,6 +511,7 @@ fn conform_plan(a: &ConformArgs) -> Result<(Plan, serde_json::Value, Settings), 
     let options = json!({
         "seed": a.seed,
         "count": count,
+        "objects": a.objects,
         "kinds": kinds,
         "targets": tlist.iter().map(|t| t.name).collect::<Vec<_>>(),
         "peers": peers.iter().map(|p| p.id().to_owned()).collect::<Vec<_>>(),

@@ -33,10 +33,10 @@ use hsaco_gen::target::Family;
 use hsaco_oracle::check::{check_object_with, Detail, ObjectReport};
 use hsaco_oracle::metadata::ValueKind;
 use hsaco_oracle::rules::{self, Rule};
-use hsaco_oracle::smem::{self, exec, SmemGen};
+pub use hsaco_oracle::smem::code::{check_code, code_steps, CodeCheck};
+use hsaco_oracle::smem::{self, SmemGen};
 use hsaco_oracle::targets::{self, Generation, Target};
 use hsaco_oracle::Severity;
-use hsaco_oracle::{elf, symbols, Sink};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::fmt::Write as _;
@@ -61,8 +61,10 @@ What is counted (on the oracle's decoding of each case's bytes):
   status     both, valid-only, mutant-only or neither; a missing way is
              explained when the rule cannot be reached that way (code
              object V2, relocatable objects, info rules no mutant can break)
-Kernel code is read from each kernel's entry symbol: SMEM words are decoded
-and the stream run in the oracle's SMEM executor (smem.* rules).
+Kernel code is read by the oracle's code-level check (the bytes of each
+kernel's entry symbol; V2: of its symbol after the amd_kernel_code_t): SMEM
+words are decoded and the stream run in the SMEM executor (smem.* rules,
+which only that check reports).
 Also: descriptor fields and the values they took, initial-state enable
 combinations per SGPR family (of the exhaustive suite's), and SMEM opcode x
 offset form x modifier combinations per family (of every form).
@@ -255,14 +257,16 @@ pub type Scope = fn(&Facts) -> bool;
 /// keeps that from happening for catalogue rules).
 pub fn scope(id: &str) -> Result<Scope, &'static str> {
     use Generation as G;
-    const V2: &str = "code object V2 only; the generators build V3 to V6";
+    // Code object V2 rules: the V2 check runs every one of them on each
+    // V2 object, so a valid V2 case touches them all (some only
+    // vacuously: a printf rule on an object without printf strings).
     if id.starts_with("code.")
         || id.starts_with("metadata.v2.")
         || id.starts_with("note.v2.")
         || id.starts_with("symbol.v2.")
         || id.starts_with("sgpr.grid_workgroup_count.")
     {
-        return Err(V2);
+        return Ok(|f| f.cov == 2);
     }
     let s: Scope = match id {
         // The header, program and section headers are read for every file.
@@ -429,104 +433,6 @@ pub fn scope(id: &str) -> Result<Scope, &'static str> {
         _ => return Err(""),
     };
     Ok(s)
-}
-
-/// Largest kernel code read per kernel (the entry symbol's size is
-/// bounded by the file anyway).
-const MAX_CODE: u64 = 1 << 20;
-
-/// What the code-level check found in one case.
-#[derive(Debug, Default, Clone)]
-pub struct CodeCheck {
-    /// SMEM words, with their family, in kernel and program order.
-    pub words: Vec<(SmemGen, u64)>,
-    /// Rules the decoder and the executor reported.
-    pub rules: Vec<&'static Rule>,
-    /// Some kernel ran at least one SMEM instruction in the model.
-    pub executed: bool,
-    /// The model ran with XNACK's soft-clause rule on.
-    pub xnack: bool,
-}
-
-/// Reads one kernel's code: `s_endpgm` ends it; the waits the generators
-/// write become [`exec::Step::WaitLgkm`], words with the family's SMEM
-/// encoding are SMEM instructions (8 bytes), anything else one opaque
-/// 4-byte instruction. Returns the steps, the SMEM words and the rules
-/// their decoding breaks.
-pub fn code_steps(gen: SmemGen, code: &[u8]) -> (Vec<exec::Step>, Vec<u64>, Vec<&'static Rule>) {
-    let mut steps = Vec::new();
-    let mut words = Vec::new();
-    let mut rules = Vec::new();
-    let endpgm = hsaco_gen::smem::endpgm_word(gen);
-    let mut k = 0usize;
-    while let Some(w) = elf::le_u32(code, k) {
-        k += 4;
-        if w == endpgm {
-            break;
-        }
-        if let Some(n) = hsaco_gen::smem::decode_wait(gen, w) {
-            steps.push(exec::Step::WaitLgkm(n));
-            continue;
-        }
-        if (w >> 26) as u8 == gen.encoding() {
-            if let Some(hi) = elf::le_u32(code, k) {
-                k += 4;
-                let word = u64::from(w) | u64::from(hi) << 32;
-                let d = smem::decode(gen, word);
-                words.push(word);
-                if let Some(r) = d.verdict.rule() {
-                    rules.push(r);
-                }
-                steps.push(match d.instruction {
-                    Some(i) => exec::Step::Smem(i),
-                    None => exec::Step::Other,
-                });
-                continue;
-            }
-        }
-        steps.push(exec::Step::Other);
-    }
-    (steps, words, rules)
-}
-
-/// The code-level check `check` does not make: each kernel's code (the
-/// bytes its entry symbol covers) read by [`code_steps`] and run in the
-/// oracle's SMEM executor from a fresh machine (registers and memory 0, as
-/// the generators assume), XNACK's soft-clause rule on for processors that
-/// support XNACK (the generators keep it on all of them).
-pub fn check_code(data: &[u8]) -> CodeCheck {
-    let mut out = CodeCheck::default();
-    let mut sink = Sink::new();
-    let Some(elf) = elf::Elf::parse(data, &mut sink) else {
-        return out;
-    };
-    let Some(target) = elf.target else { return out };
-    let Some(gen) = SmemGen::for_target(target) else {
-        return out;
-    };
-    let syms = symbols::read(&elf, &mut sink);
-    for k in symbols::kernels(&elf, &syms, &mut sink) {
-        let Some(e) = k.entry else { continue };
-        let Some(off) = elf.addr_to_offset(usize::from(e.shndx), e.value) else {
-            continue;
-        };
-        let Some(code) = elf::range(data, off, e.size.min(MAX_CODE)) else {
-            continue;
-        };
-        let (steps, words, rules) = code_steps(gen, code);
-        out.rules.extend(rules);
-        if words.is_empty() {
-            continue;
-        }
-        out.words.extend(words.iter().map(|&w| (gen, w)));
-        let mut m = exec::Machine::new(gen);
-        m.xnack = target.xnack;
-        m.run(&steps);
-        out.executed = true;
-        out.xnack |= m.xnack;
-        out.rules.extend(m.violations().iter().map(|v| v.rule));
-    }
-    out
 }
 
 /// A set of values, counted up to [`MAX_VALUES`].
@@ -1318,6 +1224,72 @@ mod tests {
         }
     }
 
+    fn entry(id: &str, expect: &str, case: &hsaco_gen::Case) -> ManifestEntry {
+        ManifestEntry {
+            id: id.into(),
+            seed: 0,
+            index: 0,
+            kind: if expect == "valid" { "valid" } else { "mutant" }.into(),
+            target: case.target.clone(),
+            code_object_version: case.code_object_version,
+            expect: expect.into(),
+            elf: format!("{id}.elf"),
+            asm: None,
+            sha256: sha256_hex(&case.elf),
+            suite_entry: None,
+            mutation: None,
+            smem_instructions: None,
+        }
+    }
+
+    /// SMEM mutants are judged by the code-level check: each is counted
+    /// broken and pure, its valid base touches the rule, and nothing
+    /// disagrees.
+    #[test]
+    fn smem_mutants_are_broken_by_the_code_level_check() {
+        let cfg = hsaco_gen::Config {
+            targets: vec!["gfx900".into()],
+            code_object_versions: vec![5],
+            ..hsaco_gen::Config::default()
+        };
+        let bytes = [3u8; 4096];
+        let mut u = hsaco_gen::arbitrary::Unstructured::new(&bytes);
+        let base = hsaco_gen::valid_case(&mut u, &cfg, "t".into()).expect("generates");
+        let mut cov = Coverage::new();
+        cov.add(&entry("base", "valid", &base), &base.elf);
+        // (rule, whether the base touches it: it runs an SMEM stream with
+        // SDATA registers, but holds no buffer instruction).
+        let rules = [
+            ("smem.lgkm.read_before_wait", true),
+            ("smem.sdata.class", true),
+            ("smem.exec.invalid_instruction", true),
+            ("smem.buffer.stride", false),
+        ];
+        let mut touched = Facts::from_report(&check_object_with(&base.elf, Detail::Full));
+        Coverage::new().smem_facts(&mut touched, &check_code(&base.elf), 0);
+        assert!(touched.smem.executed && touched.smem.sdata_regs && !touched.smem.buffer);
+        for (rule, _) in rules {
+            let choice = [9u8; 512];
+            let m = mutate::mutate(
+                &base,
+                rule,
+                &mut hsaco_gen::arbitrary::Unstructured::new(&choice),
+            )
+            .unwrap_or_else(|| panic!("{rule} applies on gfx900"));
+            assert!(check_code(&m.elf).reports(rule), "{rule}");
+            cov.add(&entry(rule, rule, &m), &m.elf);
+        }
+        let r = cov.report();
+        assert_eq!(r.disagreement_count, 0, "{:?}", r.disagreements);
+        for (rule, valid) in rules {
+            let line = r.rules.iter().find(|x| x.id == rule).expect("in catalogue");
+            let status = if valid { "both" } else { "mutant-only" };
+            let got = (line.valid_cases, line.mutants, line.broken, line.impure);
+            assert_eq!(got, (u64::from(valid), 1, 1, 0), "{rule}");
+            assert_eq!(line.status, status, "{rule}");
+        }
+    }
+
     #[test]
     fn facts_of_a_generated_case() {
         let cfg = hsaco_gen::Config {
@@ -1342,6 +1314,11 @@ mod tests {
         assert!(touched("metadata.kernel.duplicate_symbol"));
         assert!(!touched("kd.rsrc1.granulated_sgpr_count"));
         assert!(!touched("smem.opcode"));
-        assert!(scope("code.version_major").is_err());
+        // V2 rules: touched by V2 cases only.
+        assert!(!touched("code.version_major"));
+        assert!(scope("code.version_major").expect("in table")(&Facts {
+            cov: 2,
+            ..f
+        }));
     }
 }

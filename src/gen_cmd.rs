@@ -165,7 +165,7 @@ pub struct ManifestEntry {
     pub kind: String,
     /// Target ID, V4+ spelling without the triple (`gfx90a:xnack+`).
     pub target: String,
-    /// Code object version (3 to 6).
+    /// Code object version (2 to 6).
     pub code_object_version: u8,
     /// `valid`, or the rule id a mutant must break.
     pub expect: String,

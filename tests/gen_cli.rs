@@ -296,10 +296,13 @@ fn coverage_of_a_tree() {
         .find(|r| r["id"] == "elf.header.truncated")
         .unwrap();
     assert_eq!(elf_header["valid_cases"].as_u64(), Some(30 - mutants));
+    // V2 rules can be touched by V2 cases: none says a valid case cannot.
     assert!(rules
         .iter()
         .filter(|r| r["id"].as_str().unwrap().starts_with("code."))
-        .all(|r| r["reason"].as_str().unwrap().contains("V2")));
+        .all(|r| !r["reason"]
+            .as_str()
+            .is_some_and(|why| why.contains("no valid case"))));
 
     // Change one byte of the first ELF: its hash no longer matches.
     let first = m[0]["elf"].as_str().unwrap();

@@ -5,10 +5,14 @@
 //! from the input, then a valid case is drawn, and the oracle must find no
 //! error and no warning in it (infos only where LLVM's own output has
 //! them), with the target, version, metadata and initial register state
-//! the generator modelled. Then a single-rule mutant of the case is drawn
-//! ([`hsaco_gen::mutate::arbitrary_mutant`]) and the oracle must report the
-//! mutant's rule and nothing else but the rules its mutators list as
-//! broken by the same change (and infos the valid case already had).
+//! the generator modelled, and the code-level check
+//! ([`hsaco_oracle::smem::code::check_code`]: SMEM words decoded, streams
+//! executed) must find nothing. Then a single-rule mutant of the case is
+//! drawn ([`hsaco_gen::mutate::arbitrary_mutant`]) and the oracle must
+//! report the mutant's rule and nothing else but the rules its mutators
+//! list as broken by the same change (and infos the valid case already
+//! had): an `smem.*` rule from the code-level check, any other from the
+//! object check, with neither check finding anything else.
 //!
 //! Finds: generator bugs (a "valid" object the oracle rejects), oracle
 //! false alarms on valid objects, mutators that miss their rule or break
@@ -19,6 +23,7 @@ use std::collections::BTreeSet;
 use hsaco_gen::arbitrary::{Arbitrary, Unstructured};
 use hsaco_gen::{mutate, Case, Config, Expect, Generator};
 use hsaco_oracle::check::{check_object, ObjectReport};
+use hsaco_oracle::smem::code::{check_code, CodeCheck};
 use hsaco_oracle::Severity;
 
 /// Infos the oracle may report on a valid case: only those LLVM's own
@@ -35,11 +40,16 @@ fn allowed_info(case: &Case, rule: &str) -> bool {
             .any(|k| k.descriptor.enables.is_wave32(t))
 }
 
-fn describe(case: &Case, report: &ObjectReport) -> String {
+fn describe(case: &Case, report: &ObjectReport, code: &CodeCheck) -> String {
     let all: Vec<String> = report
         .violations
         .iter()
         .map(|v| format!("{} [{}] {}", v.rule.id, v.severity, v.message))
+        .chain(
+            code.rules
+                .iter()
+                .map(|r| format!("{} [{}] (code-level check)", r.id, r.severity)),
+        )
         .collect();
     format!(
         "case {} ({} V{}, expect {}): oracle reports {all:#?}\nassembler text:\n{}",
@@ -54,19 +64,33 @@ fn describe(case: &Case, report: &ObjectReport) -> String {
 /// Asserts the oracle's view of a valid case.
 fn check_valid(case: &Case) -> ObjectReport {
     let report = check_object(&case.elf);
+    let code = check_code(&case.elf);
     let bad = report
         .violations
         .iter()
         .any(|v| v.severity != Severity::Info || !allowed_info(case, v.rule.id));
-    assert!(!bad, "valid {}", describe(case, &report));
+    assert!(
+        !bad && code.is_clean(),
+        "valid {}",
+        describe(case, &report, &code)
+    );
     assert_eq!(report.target.as_deref(), Some(case.target.as_str()));
     assert_eq!(report.code_object_version, Some(case.code_object_version));
-    assert_eq!(
-        report.metadata,
-        Some(case.object.metadata().to_oracle()),
-        "case {}: decoded metadata differs from the model",
-        case.id
-    );
+    if case.object.target.cov == hsaco_oracle::targets::CodeObjectVersion::V2 {
+        assert_eq!(
+            report.metadata_v2,
+            Some(hsaco_gen::v2::to_oracle(&case.object)),
+            "case {}: decoded V2 metadata differs from the model",
+            case.id
+        );
+    } else {
+        assert_eq!(
+            report.metadata,
+            Some(case.object.metadata().to_oracle()),
+            "case {}: decoded metadata differs from the model",
+            case.id
+        );
+    }
     let t = case.object.target.target();
     assert_eq!(report.kernels.len(), case.object.kernels.len());
     for (k, r) in case.object.kernels.iter().zip(&report.kernels) {
@@ -95,12 +119,22 @@ fn check_mutant(base_infos: &BTreeSet<&str>, mutant: &Case) {
         .flat_map(|m| m.also.iter().copied())
         .collect();
     let report = check_object(&mutant.elf);
-    let found = report.violations.iter().any(|v| v.rule.id == rule);
-    let unexpected = report.violations.iter().any(|v| {
-        v.rule.id != rule
-            && !also.contains(v.rule.id)
-            && !(v.severity == Severity::Info && base_infos.contains(v.rule.id))
-    });
+    let code = check_code(&mutant.elf);
+    // `smem.*` rules judge kernel code, which only the code-level check
+    // reads.
+    let found = if rule.starts_with("smem.") {
+        code.reports(rule)
+    } else {
+        report.violations.iter().any(|v| v.rule.id == rule)
+    };
+    let unexpected = report
+        .violations
+        .iter()
+        .map(|v| (v.rule.id, v.severity))
+        .chain(code.rules.iter().map(|r| (r.id, r.severity)))
+        .any(|(id, sev)| {
+            id != rule && !also.contains(id) && !(sev == Severity::Info && base_infos.contains(id))
+        });
     assert!(
         found && !unexpected,
         "mutant ({}) {}",
@@ -109,7 +143,7 @@ fn check_mutant(base_infos: &BTreeSet<&str>, mutant: &Case) {
         } else {
             "rule NOT reported"
         },
-        describe(mutant, &report)
+        describe(mutant, &report, &code)
     );
 }
 
@@ -176,5 +210,25 @@ mod tests {
             })
             .count();
         assert!(made >= 40, "only {made} of 50 inputs made a mutant");
+    }
+
+    #[test]
+    fn reaches_smem_mutants() {
+        // SMEM mutants are judged by the code-level check: inputs must
+        // reach some.
+        let smem = (0..200u64)
+            .filter(|&seed| {
+                let b = smoke::bytes(seed, 4096);
+                let mut u = Unstructured::new(&b);
+                let _ = u.arbitrary::<bool>();
+                let cfg = Config::default();
+                Generator::new(&cfg)
+                    .valid_case(&mut u, "x".to_owned())
+                    .ok()
+                    .and_then(|c| mutate::arbitrary_mutant(&c, &mut u))
+                    .is_some_and(|m| m.expect.as_str().starts_with("smem."))
+            })
+            .count();
+        assert!(smem >= 5, "only {smem} of 200 inputs made an SMEM mutant");
     }
 }

@@ -30,8 +30,8 @@ pub const MAX_BY_VALUE_SIZE: u32 = 4096;
 /// str16 form, which starts at 256 bytes).
 pub const MAX_NAME_LEN: usize = 300;
 
-/// Code object versions the generators build (V2 comes with its model).
-pub const SUPPORTED_COVS: [u8; 4] = [3, 4, 5, 6];
+/// Code object versions the generators build.
+pub const SUPPORTED_COVS: [u8; 5] = [2, 3, 4, 5, 6];
 
 /// Declares [`Config`]: for each knob its doc, type, default and the
 /// expression that draws it in a swarm configuration (`$u` is the
@@ -116,11 +116,11 @@ define_config! {
     /// Processors to generate for, by LLVM name (`gfx90a`, `gfx9-generic`).
     /// Default: every HSA processor the oracle models.
     targets: Vec<String> = all_target_names(), swarm = |u| subset(u, &all_target_names())?;
-    /// Code object versions to generate (3 to 6).
+    /// Code object versions to generate (2 to 6).
     code_object_versions: Vec<u8> = SUPPORTED_COVS.to_vec(), swarm = |u| subset(u, &SUPPORTED_COVS)?;
     /// Only generate what an installed assembler can rebuild from the
     /// assembler text: llvm-mc-19 for V4-V6 (processors LLVM 19 knows, no
-    /// directive LLVM 19 lacks) and llvm-mc-14 for V3.
+    /// directive LLVM 19 lacks) and llvm-mc-14 for V3 and V2.
     rebuildable_only: bool = false, swarm = |u| u.ratio(1u8, 4)?;
     /// Fewest kernels per code object.
     min_kernels: usize = 1, swarm = |u| u.int_in_range(1..=2)?;
@@ -307,7 +307,7 @@ impl fmt::Display for ConfigError {
             }
             Self::UnknownTarget(t) => write!(f, "unknown or non-HSA processor `{t}`"),
             Self::UnsupportedVersion(v) => {
-                write!(f, "code object version {v} is not generated (3 to 6 are)")
+                write!(f, "code object version {v} is not generated (2 to 6 are)")
             }
             Self::Empty(why) => write!(f, "the configuration allows no code object: {why}"),
         }
@@ -533,8 +533,8 @@ mod tests {
             Err(ConfigError::UnknownTarget("gfx9000".into()))
         );
         assert_eq!(
-            Config::from_json(r#"{"code_object_versions": [2]}"#),
-            Err(ConfigError::UnsupportedVersion(2))
+            Config::from_json(r#"{"code_object_versions": [1]}"#),
+            Err(ConfigError::UnsupportedVersion(1))
         );
         assert!(matches!(
             Config::from_json(r#"{"targets": ["gfx9-generic"], "code_object_versions": [4, 5]}"#),
@@ -588,7 +588,7 @@ mod tests {
                 "gfx90a".into(),
                 "r600".into(),
             ],
-            code_object_versions: vec![7, 5, 2, 5],
+            code_object_versions: vec![7, 5, 1, 5],
             ..Config::default()
         };
         c.sanitize();

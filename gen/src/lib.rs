@@ -15,6 +15,8 @@
 //! - [`object`]: whole code objects.
 //! - [`emit`]: ELF bytes (laid out as `ld.lld -shared` lays them out) and
 //!   LLVM assembler text that rebuilds the same object.
+//! - [`v2`]: code object V2 (`amd_kernel_code_t`, YAML metadata, "AMD"
+//!   notes) derived from the same model.
 //!
 //! A [`Case`] carries one generated code object with both renderings and
 //! the verdict the oracle must reach.
@@ -31,6 +33,7 @@ pub mod object;
 pub mod sgpr;
 pub mod smem;
 pub mod target;
+pub mod v2;
 
 pub use arbitrary;
 pub use config::Config;
@@ -83,7 +86,7 @@ pub struct Case {
     pub kind: CaseKind,
     /// Target ID (V4+ spelling, without the triple).
     pub target: String,
-    /// Code object version number (3 to 6).
+    /// Code object version number (2 to 6).
     pub code_object_version: u8,
     /// The verdict the oracle must reach.
     pub expect: Expect,

@@ -114,6 +114,11 @@ impl Mutator {
             t: co.target.target(),
             cov: co.target.cov,
         };
+        // Code object V2 cases take only the V2 mutators (mutate/v2.rs),
+        // and those only V2 cases: the other rules judge V3+ structures.
+        if (ctx.cov == CodeObjectVersion::V2) != v2::owns(self.rule) {
+            return None;
+        }
         let out = (self.apply)(&ctx, u).ok().flatten()?;
         let (asm, rebuild) = match self.asm {
             MutantAsm::None => (String::new(), Rebuild::Unavailable),
@@ -173,6 +178,15 @@ fn first_applicable(
     ms: &[&'static Mutator],
     u: &mut Unstructured<'_>,
 ) -> Option<(&'static Mutator, Case)> {
+    // Only the mutators of the case's side (V2 or V3+) can apply: drawing
+    // among them keeps each mutator's share even, instead of handing the
+    // other side's shares to whichever mutator follows them in the list.
+    let v2_case = case.object.target.cov == CodeObjectVersion::V2;
+    let ms: Vec<&'static Mutator> = ms
+        .iter()
+        .copied()
+        .filter(|m| v2::owns(m.rule) == v2_case)
+        .collect();
     if ms.is_empty() {
         return None;
     }

@@ -44,9 +44,9 @@ pub struct CodeObject {
 pub enum Rebuild {
     /// `llvm-mc-19` and `ld.lld-19` rebuild it (code object V4-V6).
     Llvm19,
-    /// `llvm-mc-14` (with `--amdhsa-code-object-version=3`) and
-    /// `ld.lld-19` rebuild it (code object V3, which LLVM 19 no longer
-    /// writes).
+    /// `llvm-mc-14` (with `--amdhsa-code-object-version=3`, or `=2`) and
+    /// `ld.lld-19` rebuild it (code object V3 or V2, which LLVM 19 no
+    /// longer writes).
     Llvm14,
     /// No installed assembler can: the case uses a processor or directive
     /// the installed LLVM lacks, or a descriptor bit no directive sets.
@@ -101,6 +101,9 @@ impl CodeObject {
     /// Which installed assembler rebuilds this object from its assembler
     /// text.
     pub fn rebuild(&self) -> Rebuild {
+        if self.target.cov == CodeObjectVersion::V2 {
+            return crate::v2::rebuild(self);
+        }
         let t = self.target.target();
         if self
             .kernels
@@ -147,6 +150,9 @@ pub fn build_kernel(
     args: metadata::ArgList,
     enables: Enables,
 ) -> arbitrary::Result<Kernel> {
+    if tc.cov == CodeObjectVersion::V2 {
+        return crate::v2::build_kernel(u, cfg, tc, name, args, enables);
+    }
     let t = tc.target();
     let cov = tc.cov;
     let vgprs = kd::arbitrary_vgprs(u, cfg, t, enables.workitem_vgprs(t))?;

@@ -114,43 +114,24 @@ pub struct Stream {
     pub registers: u128,
 }
 
-/// The largest wait count the generator writes: one below the counter's
-/// maximum, which LLVM prints together with every other counter
-/// (`s_waitcnt vmcnt(63) expcnt(7) lgkmcnt(15)`). GFX8/GFX9 lgkmcnt has 4
-/// bits, GFX10/GFX11 6 bits, GFX12 kmcnt 5 bits.
+/// The largest wait count the generator writes (the oracle's
+/// [`smem::code::max_wait`]: one below the counter's maximum, which LLVM
+/// prints together with every other counter).
 pub fn max_wait(gen: SmemGen) -> u8 {
-    match gen {
-        SmemGen::Gfx8 | SmemGen::Gfx9 => 14,
-        SmemGen::Gfx10_1 | SmemGen::Gfx10_3 | SmemGen::Gfx11 => 62,
-        SmemGen::Gfx12 => 30,
-    }
+    smem::code::max_wait(gen)
 }
 
 /// The word of `s_waitcnt lgkmcnt(n)` with the other counters at their
-/// maximum (no wait on them), or GFX12 `s_wait_kmcnt n`; `n` is masked to
-/// the field. Checked with `llvm-mc-19 -show-encoding`: gfx803
-/// `0xbf8c007f | n << 8`, gfx900/gfx1010 `0xbf8cc07f | n << 8`, gfx1100
-/// `0xbf89fc07 | n << 4`, gfx1200 `0xbfc70000 | n`.
+/// maximum, or GFX12 `s_wait_kmcnt n` (the oracle's
+/// [`smem::code::wait_word`], which the code-level check reads back).
 pub fn wait_word(gen: SmemGen, n: u8) -> u32 {
-    let n = u32::from(n);
-    match gen {
-        SmemGen::Gfx8 => 0xbf8c_007f | (n & 0xf) << 8,
-        SmemGen::Gfx9 => 0xbf8c_c07f | (n & 0xf) << 8,
-        SmemGen::Gfx10_1 | SmemGen::Gfx10_3 => 0xbf8c_c07f | (n & 0x3f) << 8,
-        SmemGen::Gfx11 => 0xbf89_fc07 | (n & 0x3f) << 4,
-        SmemGen::Gfx12 => 0xbfc7_0000 | (n & 0xff),
-    }
+    smem::code::wait_word(gen, n)
 }
 
 /// The wait count of `word` if it is a wait [`wait_word`] writes (count
-/// at most [`max_wait`]).
+/// at most [`max_wait`]; the oracle's [`smem::code::decode_wait`]).
 pub fn decode_wait(gen: SmemGen, word: u32) -> Option<u8> {
-    let n = match gen {
-        SmemGen::Gfx8 | SmemGen::Gfx9 | SmemGen::Gfx10_1 | SmemGen::Gfx10_3 => (word >> 8) & 0x3f,
-        SmemGen::Gfx11 => (word >> 4) & 0x3f,
-        SmemGen::Gfx12 => word & 0xff,
-    } as u8;
-    (n <= max_wait(gen) && wait_word(gen, n) == word).then_some(n)
+    smem::code::decode_wait(gen, word)
 }
 
 /// A wait as `llvm-mc-19` prints it: `s_waitcnt lgkmcnt(N)`, or GFX12
@@ -163,12 +144,9 @@ pub fn wait_text(gen: SmemGen, n: u8) -> String {
     }
 }
 
-/// `s_endpgm` of a family (SOPP opcode 1 before GFX11, 0x30 from GFX11).
+/// `s_endpgm` of a family (the oracle's [`smem::code::endpgm_word`]).
 pub fn endpgm_word(gen: SmemGen) -> u32 {
-    match gen {
-        SmemGen::Gfx11 | SmemGen::Gfx12 => 0xbfb0_0000,
-        _ => 0xbf81_0000,
-    }
+    smem::code::endpgm_word(gen)
 }
 
 /// The form of an instruction: its opcode, offset form and modifiers.

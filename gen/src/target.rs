@@ -23,22 +23,29 @@ pub const LLVM14_TARGETS: &[&str] = &[
     "gfx1031", "gfx1032", "gfx1033", "gfx1034", "gfx1035",
 ];
 
-/// The version number (3..=6) as the oracle's enum.
+/// The version number (2..=6) as the oracle's enum.
 pub fn cov_from_number(n: u8) -> Option<CodeObjectVersion> {
     n.checked_sub(2)
         .and_then(CodeObjectVersion::from_abi_version)
 }
 
 /// True if code object version `cov` can name `t`: generic processors need
-/// V6 (NOTES.md "ELF header"); V2 is not generated.
+/// V6 (NOTES.md "ELF header"); V2 only the processors LLVM 14 writes it
+/// for ([`crate::v2::LLVM14_V2_TARGETS`]).
 pub fn version_fits(t: &Target, cov: CodeObjectVersion) -> bool {
+    if cov == CodeObjectVersion::V2 {
+        return t.hsa && crate::v2::fits(t);
+    }
     t.hsa && cov >= CodeObjectVersion::V3 && (!t.is_generic || cov >= CodeObjectVersion::V6)
 }
 
 /// True if an installed assembler can build `t` in `cov`: llvm-mc-19 for
 /// V4 and later (it aborts on V3: "Unsupported AMDHSA Code Object Version
-/// 3"), llvm-mc-14 for V3.
+/// 3"), llvm-mc-14 for V3 and V2.
 pub fn assembler_knows(t: &Target, cov: CodeObjectVersion) -> bool {
+    if cov == CodeObjectVersion::V2 {
+        return crate::v2::fits(t);
+    }
     if cov == CodeObjectVersion::V3 {
         LLVM14_TARGETS.contains(&t.name)
     } else {
@@ -127,8 +134,8 @@ fn arbitrary_setting(
 ) -> arbitrary::Result<FeatureSetting> {
     Ok(if !supported {
         FeatureSetting::Unsupported
-    } else if cov == CodeObjectVersion::V3 {
-        // V3 has one bit per feature: on or off.
+    } else if cov <= CodeObjectVersion::V3 {
+        // V2 and V3 have one bit per feature: on or off.
         *u.choose(&[FeatureSetting::On, FeatureSetting::Off])?
     } else {
         *u.choose(&[FeatureSetting::Any, FeatureSetting::Off, FeatureSetting::On])?
@@ -157,7 +164,11 @@ pub fn arbitrary_target_in(
     let t = *u.choose(&procs)?;
     let covs: Vec<CodeObjectVersion> = pairs.iter().filter(|p| p.0 == t).map(|p| p.1).collect();
     let cov = *u.choose(&covs)?;
-    let xnack = arbitrary_setting(u, t.xnack, cov)?;
+    let xnack = if cov == CodeObjectVersion::V2 {
+        crate::v2::arbitrary_xnack(u, t)?
+    } else {
+        arbitrary_setting(u, t.xnack, cov)?
+    };
     let sramecc = arbitrary_setting(u, t.sramecc, cov)?;
     let id = TargetId::new(t, xnack, sramecc).map_err(|_| arbitrary::Error::IncorrectFormat)?;
     let generic_version = if t.is_generic {

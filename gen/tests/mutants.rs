@@ -2,8 +2,10 @@
 //! a mutator or a reason in `mutate::unmutable()`; every mutant of thousands of
 //! generated cases makes the oracle report its rule and nothing else
 //! (but the rules its mutator lists as necessarily broken too, and infos
-//! the unmutated case already had); mutants are deterministic; and every
-//! mutator applies to some case.
+//! the unmutated case already had), where the oracle is the object check
+//! and the code-level check together (`smem.*` rules are found by the
+//! latter only); mutants are deterministic; and every mutator applies to
+//! some case.
 
 use arbitrary::{Arbitrary, Unstructured};
 use hsaco_gen::mutate::{self, MutantAsm, Mutator};
@@ -11,6 +13,7 @@ use hsaco_gen::target::Family;
 use hsaco_gen::{valid_case, Case, CaseKind, Config, Expect, Rebuild};
 use hsaco_oracle::check::check_object;
 use hsaco_oracle::rules;
+use hsaco_oracle::smem::code::check_code;
 use hsaco_oracle::Severity;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -53,35 +56,89 @@ fn mutation_bytes(seed: u64, m: usize) -> Vec<u8> {
     )
 }
 
-/// Why the oracle's report on `mutant` does not match `m`, if it does not.
+/// Why the oracle's view of `mutant` does not match `m`, if it does not.
 /// `base_infos` are the infos the oracle reports on `base`.
+///
+/// The view is the object check's report together with the code-level
+/// check's ([`check_code`]: SMEM words decoded, streams executed). An
+/// `smem.*` mutant must make the code-level check report its rule; any
+/// other mutant must make the object check report it. Either way nothing
+/// else may be found by either check but the mutator's `also` rules and
+/// infos the base already had: the object check stays as clean as the
+/// base for SMEM mutants, and the code-level check stays clean for the
+/// others.
 fn judge(m: &Mutator, base: &Case, base_infos: &BTreeSet<&str>, mutant: &Case) -> Option<String> {
     let report = check_object(&mutant.elf);
-    let found = report.violations.iter().any(|v| v.rule.id == m.rule);
-    let unexpected: Vec<String> = report
+    let code = check_code(&mutant.elf);
+    let findings: Vec<(&str, Severity, String)> = report
         .violations
         .iter()
-        .filter(|v| v.rule.id != m.rule && !m.also.contains(&v.rule.id))
-        .filter(|v| !(v.severity == Severity::Info && base_infos.contains(v.rule.id)))
-        .map(|v| format!("{} [{}] {}", v.rule.id, v.severity, v.message))
+        .map(|v| (v.rule.id, v.severity, v.message.clone()))
+        .chain(
+            code.rules
+                .iter()
+                .map(|r| (r.id, r.severity, "(code-level check)".to_owned())),
+        )
+        .collect();
+    let found = if m.rule.starts_with("smem.") {
+        code.reports(m.rule)
+    } else {
+        report.violations.iter().any(|v| v.rule.id == m.rule)
+    };
+    let unexpected: Vec<String> = findings
+        .iter()
+        .filter(|(id, _, _)| *id != m.rule && !m.also.contains(id))
+        .filter(|(id, sev, _)| !(*sev == Severity::Info && base_infos.contains(id)))
+        .map(|(id, sev, msg)| format!("{id} [{sev}] {msg}"))
         .collect();
     if found && unexpected.is_empty() {
         return None;
     }
-    let all: Vec<String> = report
-        .violations
+    let all: Vec<String> = findings
         .iter()
-        .map(|v| format!("{} {}", v.rule.id, v.message))
+        .map(|(id, _, msg)| format!("{id} {msg}"))
         .collect();
     Some(format!(
-        "{} ({}) on {} ({} V{}): {}; unexpected {unexpected:#?}; all {all:#?}",
+        "{} ({}) on {} ({} V{}): {}; unexpected {unexpected:#?}; all {all:#?}\ncode:\n{}",
         m.rule,
         m.how,
         base.id,
         base.target,
         base.code_object_version,
         if found { "reported" } else { "NOT reported" },
+        code_text(mutant),
     ))
+}
+
+/// The kernels' code of a case as assembler lines, for failure messages.
+fn code_text(case: &Case) -> String {
+    let t = case.object.target.target();
+    case.object
+        .kernels
+        .iter()
+        .map(|k| {
+            format!(
+                "{}:\n  {}",
+                k.name,
+                hsaco_gen::smem::code_lines(t, &k.code).join("\n  ")
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Why the code-level check of a valid case is not clean, if it is not.
+fn code_clean(case: &Case) -> Option<String> {
+    let code = check_code(&case.elf);
+    (!code.is_clean()).then(|| {
+        let ids: Vec<&str> = code.rules.iter().map(|r| r.id).collect();
+        format!(
+            "valid case {} ({}): code-level check finds {ids:?}\ncode:\n{}",
+            case.id,
+            case.target,
+            code_text(case)
+        )
+    })
 }
 
 #[test]
@@ -151,6 +208,7 @@ fn sweep(seeds: std::ops::Range<u64>) -> (Vec<String>, Vec<usize>) {
                         let Some(base) = case_for_seed(seed) else {
                             continue;
                         };
+                        failures.extend(code_clean(&base));
                         let base_infos: BTreeSet<&str> = check_object(&base.elf)
                             .violations
                             .iter()
@@ -231,6 +289,18 @@ fn mutants_break_exactly_their_rule() {
         .iter()
         .map(|(r, (n, first))| format!("{r}: {n} failures; first: {first}"))
         .collect();
+    let total: usize = made.iter().sum();
+    println!("{total} mutants over {n} seeds, {} mutators", ms.len());
+    let mut rare: Vec<(usize, &str)> = made.iter().zip(ms).map(|(&k, m)| (k, m.rule)).collect();
+    rare.sort_unstable();
+    println!("rarest: {:?}", &rare[..rare.len().min(12)]);
+    let smem: Vec<(&str, usize)> = ms
+        .iter()
+        .zip(&made)
+        .filter(|(m, _)| m.rule.starts_with("smem."))
+        .map(|(m, &k)| (m.rule, k))
+        .collect();
+    println!("smem mutants: {smem:?}");
     assert!(
         failures.is_empty(),
         "{} of the mutants miss their rule or break others:\n{}",
@@ -249,11 +319,6 @@ fn mutants_break_exactly_their_rule() {
         idle.is_empty(),
         "mutators that never applied in {n} seeds: {idle:#?}"
     );
-    let total: usize = made.iter().sum();
-    println!("{total} mutants over {n} seeds, {} mutators", ms.len());
-    let mut rare: Vec<(usize, &str)> = made.iter().zip(ms).map(|(&k, m)| (k, m.rule)).collect();
-    rare.sort_unstable();
-    println!("rarest: {:?}", &rare[..rare.len().min(12)]);
 }
 
 /// The SGPR suite's cases (every enable combination of each family, V5)

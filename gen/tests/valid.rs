@@ -8,6 +8,8 @@ use hsaco_gen::target::Family;
 use hsaco_gen::{sgpr, valid_case, Case, Config};
 use hsaco_oracle::check::{check_object, ObjectReport};
 use hsaco_oracle::metadata::ValueKind;
+use hsaco_oracle::smem::code::{check_code, code_steps};
+use hsaco_oracle::smem::SmemGen;
 use hsaco_oracle::Severity;
 use proptest::prelude::*;
 use std::collections::BTreeSet;
@@ -67,15 +69,25 @@ fn assert_clean(case: &Case) -> ObjectReport {
         case.code_object_version,
         case.asm
     );
+    assert_code_clean(case);
     assert_eq!(report.target.as_deref(), Some(case.target.as_str()));
     assert_eq!(report.code_object_version, Some(case.code_object_version));
     assert_eq!(report.elf_type.as_deref(), Some("ET_DYN"));
-    assert_eq!(
-        report.metadata,
-        Some(case.object.metadata().to_oracle()),
-        "case {}: decoded metadata differs from the model",
-        case.id
-    );
+    if case.object.target.cov == hsaco_oracle::targets::CodeObjectVersion::V2 {
+        assert_eq!(
+            report.metadata_v2,
+            Some(hsaco_gen::v2::to_oracle(&case.object)),
+            "case {}: decoded V2 metadata differs from the model",
+            case.id
+        );
+    } else {
+        assert_eq!(
+            report.metadata,
+            Some(case.object.metadata().to_oracle()),
+            "case {}: decoded metadata differs from the model",
+            case.id
+        );
+    }
     let t = case.object.target.target();
     assert_eq!(report.kernels.len(), case.object.kernels.len());
     for (k, r) in case.object.kernels.iter().zip(&report.kernels) {
@@ -89,6 +101,38 @@ fn assert_clean(case: &Case) -> ObjectReport {
         );
     }
     report
+}
+
+/// Asserts the code-level check's view of `case`: nothing broken, and
+/// (on processors with an SMEM family) every kernel's code read from the
+/// ELF, holding the SMEM words of the model's code.
+fn assert_code_clean(case: &Case) {
+    let code = check_code(&case.elf);
+    let ids: Vec<&str> = code.rules.iter().map(|r| r.id).collect();
+    assert!(
+        code.is_clean(),
+        "case {} ({} V{}): code-level check found {ids:?}\nassembler text:\n{}",
+        case.id,
+        case.target,
+        case.code_object_version,
+        case.asm
+    );
+    let Some(gen) = SmemGen::for_target(case.object.target.target()) else {
+        assert_eq!(code.kernels, 0);
+        return;
+    };
+    assert_eq!(code.kernels, case.object.kernels.len(), "case {}", case.id);
+    let words: usize = case
+        .object
+        .kernels
+        .iter()
+        .map(|k| {
+            let b: Vec<u8> = k.code.iter().flat_map(|w| w.to_le_bytes()).collect();
+            code_steps(gen, &b).1.len()
+        })
+        .sum();
+    assert_eq!(code.words.len(), words, "case {}", case.id);
+    assert_eq!(code.executed, words > 0, "case {}", case.id);
 }
 
 proptest! {

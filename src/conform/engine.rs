@@ -1212,6 +1212,17 @@ fn write_findings(
             ));
             continue;
         }
+        // Object inputs: the object itself goes next to the reproducer.
+        if let Some(rel) = f.dir.clone() {
+            for i in &f.reduced {
+                if let Input::File { name, bytes } = i {
+                    let safe = !name.contains('/') && !name.starts_with('.');
+                    if safe {
+                        let _ = std::fs::write(store.dir().join(&rel).join(name), bytes);
+                    }
+                }
+            }
+        }
         written.push(f.clone());
         if let Err(e) = store.write_manifest(&written) {
             result.warnings.push(format!(

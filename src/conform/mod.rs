@@ -60,6 +60,8 @@ pub mod engine;
 pub mod findings;
 pub mod isolate;
 pub mod llvm;
+pub mod objects;
+pub mod objects_meta;
 pub mod reduce;
 pub mod report;
 pub mod smem;

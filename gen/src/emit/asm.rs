@@ -20,6 +20,9 @@ use std::fmt::Write as _;
 /// file (append the input and `-o OUTPUT`): triple, processor, features,
 /// and for V3 the version flag LLVM 14 needs.
 pub fn llvm_mc_args(co: &CodeObject) -> Vec<String> {
+    if co.target.cov == CodeObjectVersion::V2 {
+        return super::v2::llvm_mc_args(co);
+    }
     let t = &co.target;
     let mut v = vec![
         "-triple=amdgcn-amd-amdhsa".to_owned(),
@@ -38,6 +41,9 @@ pub fn llvm_mc_args(co: &CodeObject) -> Vec<String> {
 
 /// The assembler text of `co`.
 pub fn write(co: &CodeObject) -> String {
+    if co.target.cov == CodeObjectVersion::V2 {
+        return super::v2::asm(co);
+    }
     let mut s = String::with_capacity(4096);
     let tc = &co.target;
     let _ = writeln!(s, "\t.amdgcn_target \"{}\"", tc.target_id_string());

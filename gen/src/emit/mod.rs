@@ -6,12 +6,17 @@ pub mod asm;
 pub mod elf;
 pub mod msgpack;
 pub mod rel;
+pub mod v2;
 
 use crate::object::CodeObject;
 use hsaco_oracle::targets::CodeObjectVersion;
 
-/// The encoded `NT_AMDGPU_METADATA` description of `co`.
+/// The encoded `NT_AMDGPU_METADATA` description of `co` (for code object
+/// V2 the `NT_AMD_HSA_METADATA` YAML, see [`v2`]).
 pub fn metadata_bytes(co: &CodeObject) -> Vec<u8> {
+    if co.target.cov == CodeObjectVersion::V2 {
+        return v2::metadata_bytes(co);
+    }
     let cov = co.target.cov;
     let target = (cov >= CodeObjectVersion::V4).then(|| co.target.target_id_string());
     msgpack::encode_metadata(
@@ -24,6 +29,9 @@ pub fn metadata_bytes(co: &CodeObject) -> Vec<u8> {
 
 /// The ELF bytes of `co`.
 pub fn elf_bytes(co: &CodeObject) -> Vec<u8> {
+    if co.target.cov == CodeObjectVersion::V2 {
+        return v2::elf_bytes(co);
+    }
     elf::write(co, &metadata_bytes(co))
 }
 

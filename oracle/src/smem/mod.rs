@@ -15,6 +15,7 @@ use std::fmt;
 
 use crate::targets::{Generation, Target};
 
+pub mod code;
 pub mod exec;
 pub mod forms;
 pub mod parse;

@@ -1,0 +1,1186 @@
+//! Object-level comparisons: whole code objects made by `hsaco_gen`, read
+//! by LLVM's programs and by the oracle.
+//!
+//! - `rebuild`: the generator's assembler text, assembled by `llvm-mc`
+//!   (19, or 14 for code object V3) and linked by `ld.lld -shared`, must
+//!   give the generator's loaded image (program headers, allocated
+//!   sections) and the same oracle verdict.
+//! - `descriptors`: `llvm-objdump -D --disassemble-symbols=K.kd` of a
+//!   generated object, directive by directive, against the oracle's decode
+//!   of each kernel descriptor (every installed LLVM version that knows
+//!   the processor).
+//! - `metadata` ([`super::objects_meta`]): `llvm-readobj --notes` against
+//!   the oracle's metadata model, key by key.
+//!
+//! Inputs are generated valid cases, a function of the seed, the
+//! comparison, the processor, the chunk and the position only; each input
+//! is an [`Input::File`] whose name encodes all of these, so a case can be
+//! made again from its name. Reduction is skipped (no shrink candidates):
+//! the generated objects are already small (a few kernels) and the
+//! reproducer is the whole object.
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+use std::process::Command;
+
+use hsaco_gen::arbitrary::Unstructured;
+use hsaco_gen::{emit, Case, Config, Generator, Rebuild};
+use hsaco_oracle::check::check_object;
+use hsaco_oracle::elf::{Elf, SHF_ALLOC};
+use hsaco_oracle::kd::{self, KernelDescriptor};
+use hsaco_oracle::targets::{self, Generation, Target};
+use hsaco_oracle::{Severity, Sink};
+use serde_json::{json, Map, Value};
+
+use super::findings::shell_line;
+use super::isolate;
+use super::{Comparison, Ctx, Difference, Input, Peer, PeerResult, Verdict, View};
+
+/// Comparison id: generated assembler text rebuilt by LLVM.
+pub const REBUILD: &str = "rebuild";
+/// Comparison id: kernel descriptors as `llvm-objdump` decodes them.
+pub const DESCRIPTORS: &str = "descriptors";
+
+/// Objects per unit of work.
+const PER_CHUNK: u64 = 4;
+/// Bytes of the seeded stream one case is drawn from.
+const CASE_BYTES: usize = 4096;
+
+// ------------------------------------------------------------- generation
+
+fn name_hash(s: &str) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in s.bytes() {
+        h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+fn mix(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// `len` bytes of the splitmix64 stream of `seed`.
+fn stream(seed: u64, len: usize) -> Vec<u8> {
+    let mut x = seed;
+    let mut out = Vec::with_capacity(len + 8);
+    while out.len() < len {
+        x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        out.extend_from_slice(&mix(x).to_le_bytes());
+    }
+    out.truncate(len);
+    out
+}
+
+/// The file name that names a generated case:
+/// `KIND.CPU.SEED.CHUNK.INDEX.hsaco` (processor names hold no dots).
+fn case_name(kind: &str, cpu: &str, seed: u64, chunk: u64, index: u64) -> String {
+    format!("{kind}.{cpu}.{seed}.{chunk}.{index}.hsaco")
+}
+
+/// The generator configuration of a comparison on one processor.
+fn config(kind: &str, target: &Target) -> Config {
+    let mut cfg = Config {
+        targets: vec![target.name.to_owned()],
+        ..Config::default()
+    };
+    if kind == REBUILD {
+        cfg.rebuildable_only = true;
+    } else {
+        // Code object V2 has no kernel descriptors and no MessagePack
+        // metadata note.
+        cfg.code_object_versions.retain(|v| *v >= 3);
+    }
+    cfg
+}
+
+/// The case `name` ([`case_name`]) stands for, made again.
+fn case_of(name: &str) -> Option<Case> {
+    let stem = name.strip_suffix(".hsaco")?;
+    let mut it = stem.split('.');
+    let (kind, cpu, seed, chunk, index) = (
+        it.next()?,
+        it.next()?,
+        it.next()?.parse::<u64>().ok()?,
+        it.next()?.parse::<u64>().ok()?,
+        it.next()?.parse::<u64>().ok()?,
+    );
+    let target = targets::by_name(cpu)?;
+    let cfg = config(kind, target);
+    generate(&Generator::new(&cfg), kind, target, seed, chunk, index)
+}
+
+fn generate(
+    gen: &Generator<'_>,
+    kind: &str,
+    target: &Target,
+    seed: u64,
+    chunk: u64,
+    index: u64,
+) -> Option<Case> {
+    let s = mix(seed ^ mix(name_hash(kind) ^ mix(name_hash(target.name))))
+        ^ mix(chunk.wrapping_mul(PER_CHUNK).wrapping_add(index));
+    let bytes = stream(s, CASE_BYTES);
+    let mut u = Unstructured::new(&bytes);
+    let name = case_name(kind, target.name, seed, chunk, index);
+    gen.valid_case(&mut u, name).ok()
+}
+
+// ------------------------------------------------------------ comparisons
+
+/// An object-level comparison ([`REBUILD`], [`DESCRIPTORS`] or
+/// [`super::objects_meta::METADATA`]) over
+/// generated valid cases.
+pub struct ObjectCmp {
+    kind: &'static str,
+    seed: u64,
+    objects: u64,
+}
+
+impl ObjectCmp {
+    /// `objects` generated cases per processor for comparison `kind`
+    /// ([`REBUILD`] or [`DESCRIPTORS`]; anything else is read as
+    /// [`DESCRIPTORS`]).
+    pub fn new(kind: &str, seed: u64, objects: u64) -> Self {
+        let kind = match kind {
+            REBUILD => REBUILD,
+            super::objects_meta::METADATA => super::objects_meta::METADATA,
+            _ => DESCRIPTORS,
+        };
+        Self {
+            kind,
+            seed,
+            objects,
+        }
+    }
+}
+
+impl Comparison for ObjectCmp {
+    fn id(&self) -> &'static str {
+        self.kind
+    }
+
+    fn description(&self) -> &'static str {
+        if self.kind == REBUILD {
+            "generated assembler text rebuilt by llvm-mc + ld.lld: same loaded image and oracle verdict"
+        } else if self.kind == super::objects_meta::METADATA {
+            "metadata notes printed by llvm-readobj --notes against the oracle's metadata model"
+        } else {
+            "kernel descriptors decoded by llvm-objdump against the oracle's decode"
+        }
+    }
+
+    fn applies(&self, _target: &Target) -> Result<(), String> {
+        // A processor the generator cannot make yields no inputs.
+        Ok(())
+    }
+
+    fn chunks(&self, _target: &Target) -> u64 {
+        self.objects.div_ceil(PER_CHUNK)
+    }
+
+    fn inputs(&self, target: &Target, chunk: u64) -> Vec<Input> {
+        let cfg = config(self.kind, target);
+        let gen = Generator::new(&cfg);
+        let first = chunk.saturating_mul(PER_CHUNK);
+        let n = self.objects.saturating_sub(first).min(PER_CHUNK);
+        (0..n)
+            .filter_map(|i| generate(&gen, self.kind, target, self.seed, chunk, i))
+            .map(|c| Input::File {
+                name: c.id.clone(),
+                bytes: c.elf,
+            })
+            .collect()
+    }
+
+    fn origin(&self, target: &Target, chunk: u64, index: usize) -> String {
+        format!(
+            "generated object {} (seed {})",
+            case_name(self.kind, target.name, self.seed, chunk, index as u64),
+            self.seed
+        )
+    }
+
+    fn render(&self, peer: &dyn Peer, _target: &Target, input: &Input) -> Result<Input, String> {
+        if self.kind != REBUILD {
+            return Ok(input.clone());
+        }
+        let Input::File { name, .. } = input else {
+            return Err("a rebuild starts from a generated object".to_owned());
+        };
+        let case = case_of(name).ok_or_else(|| format!("{name} names no generated case"))?;
+        let want = match case.rebuild {
+            Rebuild::Llvm19 => 19,
+            Rebuild::Llvm14 => 14,
+            Rebuild::Unavailable => return Err("the case is not rebuildable".to_owned()),
+        };
+        if peer.version() != Some(want) {
+            return Err(format!("rebuilt by LLVM {want}"));
+        }
+        let args = emit::asm::llvm_mc_args(&case.object);
+        Ok(Input::Asm {
+            text: format!("{ARGS_PREFIX}{}\n{}", args.join(" "), case.asm),
+        })
+    }
+
+    fn compare(
+        &self,
+        peer: &dyn Peer,
+        target: &Target,
+        input: &Input,
+        view: &View,
+        _reference: Option<&View>,
+    ) -> Verdict {
+        let (Input::File { bytes, .. }, View::Json { value }) = (input, view) else {
+            return Verdict::NotComparable("not an object and a structured view".to_owned());
+        };
+        if self.kind == REBUILD {
+            compare_rebuild(bytes, value)
+        } else if self.kind == super::objects_meta::METADATA {
+            super::objects_meta::compare(input, view)
+        } else {
+            compare_descriptors(target, bytes, value, peer.version().unwrap_or(0))
+        }
+    }
+
+    fn shrink(&self, _input: &Input) -> Vec<Input> {
+        // Reduction is skipped: generated objects hold a few kernels and
+        // the finding keeps the whole object.
+        Vec::new()
+    }
+}
+
+fn differs(message: String, key: &str, tags: Vec<String>) -> Verdict {
+    Verdict::Differs(Difference {
+        message,
+        key: key.to_owned(),
+        tags,
+    })
+}
+
+/// Program headers and allocated sections (header line, contents) of an
+/// object, as a loader sees them.
+type Image = (Vec<String>, Vec<(String, Vec<u8>)>);
+
+fn loaded_image(bytes: &[u8]) -> Option<Image> {
+    let mut sink = Sink::new();
+    let elf = Elf::parse(bytes, &mut sink)?;
+    let phdrs = elf
+        .segments
+        .iter()
+        .map(|p| {
+            format!(
+                "type {:#x} flags {} off {:#x} addr {:#x} filesz {:#x} memsz {:#x} align {:#x}",
+                p.p_type, p.flags, p.offset, p.vaddr, p.filesz, p.memsz, p.align
+            )
+        })
+        .collect();
+    let sections = elf
+        .sections
+        .iter()
+        .filter(|s| s.flags & SHF_ALLOC != 0)
+        .map(|s| {
+            (
+                format!(
+                    "{} type {:#x} flags {:#x} addr {:#x} off {:#x} size {:#x} link {} info {} align {} entsize {}",
+                    s.name, s.sh_type, s.flags, s.addr, s.offset, s.size, s.link, s.info,
+                    s.addralign, s.entsize
+                ),
+                s.data(bytes).map(<[u8]>::to_vec).unwrap_or_default(),
+            )
+        })
+        .collect();
+    Some((phdrs, sections))
+}
+
+/// The rule ids of the oracle's errors on an object, sorted.
+fn errors(bytes: &[u8]) -> BTreeSet<String> {
+    check_object(bytes)
+        .violations
+        .iter()
+        .filter(|v| v.severity == Severity::Error)
+        .map(|v| v.rule.id.to_owned())
+        .collect()
+}
+
+fn compare_rebuild(gen: &[u8], value: &Value) -> Verdict {
+    if let Some(e) = value.get("error").and_then(Value::as_str) {
+        let first = e.lines().find(|l| l.contains("error")).unwrap_or(e);
+        return differs(
+            format!("LLVM rejects the generator's assembler text: {first}"),
+            "rebuild: the assembler or linker rejects the text",
+            Vec::new(),
+        );
+    }
+    let Some(rebuilt) = value
+        .get("object")
+        .and_then(Value::as_str)
+        .and_then(super::hex_bytes::decode)
+    else {
+        return Verdict::NotComparable("the peer returned no object".to_owned());
+    };
+    let (Some(a), Some(b)) = (loaded_image(gen), loaded_image(&rebuilt)) else {
+        return differs(
+            "the rebuilt object is not an ELF file the oracle parses".to_owned(),
+            "rebuild: not an ELF file",
+            Vec::new(),
+        );
+    };
+    if a.0 != b.0 {
+        let k = a.0.iter().zip(&b.0).position(|(x, y)| x != y);
+        let detail = match k {
+            Some(k) => format!("program header {k}: generator {} / LLVM {}", a.0[k], b.0[k]),
+            None => format!(
+                "{} program headers from the generator, {} from LLVM",
+                a.0.len(),
+                b.0.len()
+            ),
+        };
+        return differs(
+            format!("loaded image differs: {detail}"),
+            "rebuild: program headers differ",
+            Vec::new(),
+        );
+    }
+    let names = |i: &Image| i.1.iter().map(|s| s.0.clone()).collect::<Vec<_>>();
+    if names(&a) != names(&b) {
+        let k = a.1.iter().zip(&b.1).position(|(x, y)| x.0 != y.0);
+        let detail = match k {
+            Some(k) => format!("generator {} / LLVM {}", a.1[k].0, b.1[k].0),
+            None => format!("{} / {} allocated sections", a.1.len(), b.1.len()),
+        };
+        let section = k
+            .and_then(|k| a.1[k].0.split_whitespace().next())
+            .unwrap_or("?");
+        return differs(
+            format!("section headers differ: {detail}"),
+            &format!("rebuild: section {section} header differs"),
+            Vec::new(),
+        );
+    }
+    for ((ha, da), (_, db)) in a.1.iter().zip(&b.1) {
+        if da != db {
+            let section = ha.split_whitespace().next().unwrap_or("?");
+            let at = da.iter().zip(db).position(|(x, y)| x != y).unwrap_or(0);
+            return differs(
+                format!("contents of {section} differ (first at byte {at:#x})"),
+                &format!("rebuild: section {section} contents differ"),
+                Vec::new(),
+            );
+        }
+    }
+    let (ea, eb) = (errors(gen), errors(&rebuilt));
+    if ea != eb {
+        return differs(
+            format!("oracle errors: generator's object {ea:?}, rebuilt object {eb:?}"),
+            "rebuild: oracle verdict differs",
+            Vec::new(),
+        );
+    }
+    Verdict::Same
+}
+
+// ------------------------------------------------------------ descriptors
+
+/// The reason llvm-objdump-19 refuses a GFX10+ descriptor whose
+/// GRANULATED_WAVEFRONT_SGPR_COUNT is not zero (clang-19 writes it; the
+/// field is reserved there).
+const SGPR_GRANULE_REFUSAL: &str = "COMPUTE_PGM_RSRC1_GRANULATED_WAVEFRONT_SGPR_COUNT reserved bits in range (9:6) set, must be zero on gfx10+";
+
+/// The reason llvm-objdump-19 refuses a GFX12 descriptor with rsrc2 bit
+/// 31 (WGP_TAKEOVER on GFX12, reserved before) set.
+const WGP_TAKEOVER_REFUSAL: &str = "COMPUTE_PGM_RSRC2 reserved bit (31) set";
+
+/// The oracle's value for llvm-objdump's directive (lowercase) or comment
+/// field (uppercase) `d`; `None` when the oracle has no such field.
+fn oracle_value(desc: &KernelDescriptor, target: &Target, d: &str) -> Option<u64> {
+    let b = |x: bool| Some(u64::from(x));
+    let v: u64 = match d {
+        "group_segment_fixed_size" => desc.group_segment_fixed_size.into(),
+        "private_segment_fixed_size" => desc.private_segment_fixed_size.into(),
+        "kernarg_size" => desc.kernarg_size.into(),
+        "next_free_vgpr" => kd::max_vgprs_for_granulated(
+            target,
+            desc.wave32(target),
+            desc.granulated_workitem_vgpr_count(),
+        )
+        .into(),
+        "next_free_sgpr" => {
+            kd::max_sgprs_for_granulated(target, desc.granulated_wavefront_sgpr_count()).into()
+        }
+        // Not recoverable from a descriptor: the decoder prints 0.
+        "reserve_vcc" | "reserve_flat_scratch" | "reserve_xnack_mask" => 0,
+        "float_round_mode_32" => desc.float_round_mode_32().into(),
+        "float_round_mode_16_64" => desc.float_round_mode_16_64().into(),
+        "float_denorm_mode_32" => desc.float_denorm_mode_32().into(),
+        "float_denorm_mode_16_64" => desc.float_denorm_mode_16_64().into(),
+        "dx10_clamp" => return b(desc.enable_dx10_clamp()),
+        "ieee_mode" => return b(desc.enable_ieee_mode()),
+        "round_robin_scheduling" => return b(desc.enable_wg_rr_en()),
+        "fp16_overflow" => return b(desc.fp16_ovfl()),
+        "workgroup_processor_mode" => return b(desc.wgp_mode()),
+        "memory_ordered" => return b(desc.mem_ordered()),
+        "forward_progress" => return b(desc.fwd_progress()),
+        "system_sgpr_private_segment_wavefront_offset" | "enable_private_segment" => {
+            return b(desc.enable_private_segment())
+        }
+        "system_sgpr_workgroup_id_x" => return b(desc.enable_sgpr_workgroup_id_x()),
+        "system_sgpr_workgroup_id_y" => return b(desc.enable_sgpr_workgroup_id_y()),
+        "system_sgpr_workgroup_id_z" => return b(desc.enable_sgpr_workgroup_id_z()),
+        "system_sgpr_workgroup_info" => return b(desc.enable_sgpr_workgroup_info()),
+        "system_vgpr_workitem_id" => desc.enable_vgpr_workitem_id().into(),
+        "exception_fp_ieee_invalid_op" => {
+            return b(desc.enable_exception_ieee_754_fp_invalid_operation())
+        }
+        "exception_fp_denorm_src" => return b(desc.enable_exception_fp_denormal_source()),
+        "exception_fp_ieee_div_zero" => {
+            return b(desc.enable_exception_ieee_754_fp_division_by_zero())
+        }
+        "exception_fp_ieee_overflow" => return b(desc.enable_exception_ieee_754_fp_overflow()),
+        "exception_fp_ieee_underflow" => return b(desc.enable_exception_ieee_754_fp_underflow()),
+        "exception_fp_ieee_inexact" => return b(desc.enable_exception_ieee_754_fp_inexact()),
+        "exception_int_div_zero" => return b(desc.enable_exception_int_divide_by_zero()),
+        "user_sgpr_private_segment_buffer" => return b(desc.enable_sgpr_private_segment_buffer()),
+        "user_sgpr_dispatch_ptr" => return b(desc.enable_sgpr_dispatch_ptr()),
+        "user_sgpr_queue_ptr" => return b(desc.enable_sgpr_queue_ptr()),
+        "user_sgpr_kernarg_segment_ptr" => return b(desc.enable_sgpr_kernarg_segment_ptr()),
+        "user_sgpr_dispatch_id" => return b(desc.enable_sgpr_dispatch_id()),
+        "user_sgpr_flat_scratch_init" => return b(desc.enable_sgpr_flat_scratch_init()),
+        "user_sgpr_private_segment_size" => return b(desc.enable_sgpr_private_segment_size()),
+        "user_sgpr_kernarg_preload_length" => desc.kernarg_preload_length().into(),
+        "user_sgpr_kernarg_preload_offset" => desc.kernarg_preload_offset().into(),
+        "wavefront_size32" => return b(desc.enable_wavefront_size32()),
+        "uses_dynamic_stack" => return b(desc.uses_dynamic_stack()),
+        "accum_offset" => desc.accum_offset().into(),
+        "tg_split" => return b(desc.tg_split()),
+        // A directive in wave64, a comment in wave32.
+        "shared_vgpr_count" | "SHARED_VGPR_COUNT" => desc.shared_vgpr_count().into(),
+        "INST_PREF_SIZE" => desc.inst_pref_size(target.generation).into(),
+        "TRAP_ON_START" => return b(desc.trap_on_start()),
+        "TRAP_ON_END" => return b(desc.trap_on_end()),
+        "GLG_EN" => return b(desc.glg_en()),
+        "IMAGE_OP" => return b(desc.image_op()),
+        "WGP_TAKEOVER" => return b(desc.wgp_takeover()),
+        _ => return None,
+    };
+    Some(v)
+}
+
+/// Directives llvm-objdump leaves out when the value is zero.
+const PRINTED_IF_NONZERO: &[&str] = &[
+    "user_sgpr_kernarg_preload_length",
+    "user_sgpr_kernarg_preload_offset",
+];
+
+/// Directives or comment fields printed exactly when the target's
+/// descriptor has the oracle field.
+const PRESENCE: &[(&[&str], &str)] = &[
+    (&["fp16_overflow"], "compute_pgm_rsrc1.fp16_ovfl"),
+    (&["dx10_clamp"], "compute_pgm_rsrc1.enable_dx10_clamp"),
+    (&["ieee_mode"], "compute_pgm_rsrc1.enable_ieee_mode"),
+    (
+        &["round_robin_scheduling"],
+        "compute_pgm_rsrc1.enable_wg_rr_en",
+    ),
+    (&["workgroup_processor_mode"], "compute_pgm_rsrc1.wgp_mode"),
+    (&["memory_ordered"], "compute_pgm_rsrc1.mem_ordered"),
+    (&["forward_progress"], "compute_pgm_rsrc1.fwd_progress"),
+    (
+        &["wavefront_size32"],
+        "kernel_code_properties.enable_wavefront_size32",
+    ),
+    (&["accum_offset"], "compute_pgm_rsrc3.accum_offset"),
+    (&["tg_split"], "compute_pgm_rsrc3.tg_split"),
+    (
+        &["shared_vgpr_count", "SHARED_VGPR_COUNT"],
+        "compute_pgm_rsrc3.shared_vgpr_count",
+    ),
+    (&["INST_PREF_SIZE"], "compute_pgm_rsrc3.inst_pref_size"),
+    (&["TRAP_ON_START"], "compute_pgm_rsrc3.trap_on_start"),
+    (&["TRAP_ON_END"], "compute_pgm_rsrc3.trap_on_end"),
+    (&["GLG_EN"], "compute_pgm_rsrc3.glg_en"),
+    (&["IMAGE_OP"], "compute_pgm_rsrc3.image_op"),
+];
+
+/// One disagreement: normalized key, message, allowlist tags.
+type Mismatch = (String, String, Vec<String>);
+
+/// Each disagreement between llvm-objdump `version`'s decode `dirs` of
+/// `kernel` and the oracle's. Which fields are printed (and which only
+/// when not zero) is LLVM 19's behaviour: older decoders print another
+/// set, so for them only the values they print are compared.
+fn field_mismatches(
+    kernel: &str,
+    dirs: &Map<String, Value>,
+    desc: &KernelDescriptor,
+    target: &Target,
+    version: u32,
+) -> Vec<Mismatch> {
+    let mut out = Vec::new();
+    for (d, v) in dirs {
+        let v = v.as_u64();
+        match oracle_value(desc, target, d) {
+            None => out.push((
+                format!("descriptors: field {d} unknown to the oracle"),
+                format!("{kernel}: llvm-objdump prints {d} = {v:?}, unknown to the oracle"),
+                Vec::new(),
+            )),
+            Some(mine) if Some(mine) != v => {
+                // LLVM 14 decodes the VGPR granule of GFX10+ wave64
+                // kernels with the wave32 encoding granule (8 instead
+                // of 4): twice the oracle's count.
+                let granule = version < 19
+                    && d == "next_free_vgpr"
+                    && target.generation >= Generation::Gfx10
+                    && !desc.wave32(target)
+                    && v == Some(mine.saturating_mul(2));
+                out.push((
+                    format!("descriptors: field {d} differs"),
+                    format!("{kernel}: {d}: llvm-objdump {v:?}, oracle {mine}"),
+                    if granule {
+                        vec!["quirk:llvm14-wave64-vgpr-granule".to_owned()]
+                    } else {
+                        Vec::new()
+                    },
+                ))
+            }
+            Some(_) => {}
+        }
+    }
+    if version < 19 {
+        return out;
+    }
+    for &d in PRINTED_IF_NONZERO {
+        let mine = oracle_value(desc, target, d).unwrap_or(0);
+        if !dirs.contains_key(d) && mine != 0 {
+            out.push((
+                format!("descriptors: field {d} omitted"),
+                format!("{kernel}: {d}: llvm-objdump omits it (0), oracle {mine}"),
+                Vec::new(),
+            ));
+        }
+    }
+    let names: BTreeSet<&str> = desc.fields(target).iter().map(|f| f.name).collect();
+    for &(ds, field) in PRESENCE {
+        let printed = ds.iter().any(|d| dirs.contains_key(*d));
+        let has = names.contains(field);
+        if printed != has {
+            out.push((
+                format!("descriptors: presence of {field} differs"),
+                format!(
+                    "{kernel}: llvm-objdump {} {ds:?}, the oracle {} {field}",
+                    if printed { "prints" } else { "does not print" },
+                    if has { "has" } else { "lacks" }
+                ),
+                Vec::new(),
+            ));
+        }
+    }
+    out
+}
+
+fn compare_descriptors(target: &Target, bytes: &[u8], value: &Value, version: u32) -> Verdict {
+    if let Some(e) = value.get("tool_error").and_then(Value::as_str) {
+        return differs(
+            format!("llvm-objdump fails on a valid object: {e}"),
+            "descriptors: llvm-objdump fails",
+            Vec::new(),
+        );
+    }
+    let Some(kernels) = value.get("kernels").and_then(Value::as_object) else {
+        return Verdict::NotComparable("the peer returned no descriptors".to_owned());
+    };
+    let report = check_object(bytes);
+    let mut found: Vec<Mismatch> = Vec::new();
+    let mut compared = 0usize;
+    for k in &report.kernels {
+        let Some(desc) = &k.descriptor else { continue };
+        compared += 1;
+        let Some(view) = kernels.get(&k.name) else {
+            found.push((
+                "descriptors: kernel not decoded".to_owned(),
+                format!("{}: llvm-objdump prints no descriptor", k.name),
+                Vec::new(),
+            ));
+            continue;
+        };
+        if let Some(reason) = view.get("error").and_then(Value::as_str) {
+            if reason.ends_with(SGPR_GRANULE_REFUSAL)
+                && target.generation >= Generation::Gfx10
+                && desc.granulated_wavefront_sgpr_count() != 0
+            {
+                found.push((
+                    "descriptors: refuses a GFX10+ SGPR granule".to_owned(),
+                    format!("{}: llvm-objdump refuses: {reason}", k.name),
+                    vec!["quirk:sgpr-granule".to_owned()],
+                ));
+            } else if reason.ends_with(WGP_TAKEOVER_REFUSAL)
+                && target.generation >= Generation::Gfx12
+                && desc.wgp_takeover()
+            {
+                found.push((
+                    "descriptors: refuses GFX12 WGP_TAKEOVER".to_owned(),
+                    format!("{}: llvm-objdump refuses: {reason}", k.name),
+                    vec!["quirk:gfx12-wgp-takeover".to_owned()],
+                ));
+            } else {
+                found.push((
+                    "descriptors: llvm-objdump refuses the descriptor".to_owned(),
+                    format!("{}: llvm-objdump refuses: {reason}", k.name),
+                    Vec::new(),
+                ));
+            }
+            continue;
+        }
+        let Some(dirs) = view.get("fields").and_then(Value::as_object) else {
+            continue;
+        };
+        found.extend(field_mismatches(&k.name, dirs, desc, target, version));
+    }
+    if compared == 0 {
+        return Verdict::NotComparable("the object has no kernel descriptors".to_owned());
+    }
+    // The first difference no tag explains names the finding; the
+    // message lists them all.
+    found.sort_by_key(|(_, _, tags)| !tags.is_empty());
+    let Some((key, _, _)) = found.first() else {
+        return Verdict::Same;
+    };
+    let key = key.clone();
+    let mut tags: Vec<String> = if found.iter().all(|f| !f.2.is_empty()) {
+        found.iter().flat_map(|f| f.2.clone()).collect()
+    } else {
+        Vec::new()
+    };
+    tags.sort();
+    tags.dedup();
+    let message = found
+        .iter()
+        .map(|f| f.1.as_str())
+        .collect::<Vec<_>>()
+        .join("; ");
+    differs(format!("{target}: {message}"), &key, tags)
+}
+
+/// One `NAME.kd` block being read: its directives, or the refusal.
+type Block = (String, Result<Map<String, Value>, String>);
+
+/// Parses llvm-objdump's `-D` output: kernel name → `{"fields": {...}}`
+/// or `{"error": reason}`.
+pub fn parse_objdump(out: &str) -> Map<String, Value> {
+    let mut result = Map::new();
+    let mut current: Option<Block> = None;
+    let flush = |c: Option<Block>, r: &mut Map<String, Value>| {
+        if let Some((n, s)) = c {
+            let v = match s {
+                Ok(m) => json!({ "fields": m }),
+                Err(e) => json!({ "error": e }),
+            };
+            r.insert(n, v);
+        }
+    };
+    for line in out.lines() {
+        if let Some(rest) = line.strip_suffix(".kd>:") {
+            if let Some((_, name)) = rest.rsplit_once('<') {
+                flush(current.take(), &mut result);
+                current = Some((name.to_owned(), Ok(Map::new())));
+                continue;
+            }
+        }
+        let Some((name, state)) = current.as_mut() else {
+            continue;
+        };
+        let l = line.trim();
+        if let Some(reason) = l
+            .strip_prefix("; error decoding ")
+            .and_then(|r| r.strip_prefix(name.as_str()))
+            .and_then(|r| r.strip_prefix(".kd: "))
+        {
+            *state = Err(reason.to_owned());
+            continue;
+        }
+        let Ok(map) = state.as_mut() else { continue };
+        let entry = l.strip_prefix(".amdhsa_").or_else(|| {
+            l.strip_prefix("; ")
+                .filter(|c| c.starts_with(|ch: char| ch.is_ascii_uppercase()))
+        });
+        let Some(entry) = entry else { continue };
+        let mut it = entry.split_whitespace();
+        let (Some(key), Some(val), None) = (it.next(), it.next(), it.next()) else {
+            continue;
+        };
+        if key == "kernel" {
+            continue;
+        }
+        let v = match val.parse::<u64>() {
+            Ok(n) => Value::from(n),
+            Err(_) => Value::from(val),
+        };
+        map.insert(key.to_owned(), v);
+    }
+    flush(current.take(), &mut result);
+    result
+}
+
+// ------------------------------------------------------------------ peers
+
+/// A program named `name` on `PATH`.
+fn which(name: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|d| d.join(name))
+        .find(|p| p.is_file())
+}
+
+/// Versions of `prefix-NN` on `PATH`, newest first.
+fn versions_of(prefix: &str) -> Vec<(u32, PathBuf, String)> {
+    let mut v: Vec<(u32, PathBuf, String)> = (30..=30)
+        .chain((10..30).rev())
+        .filter_map(|n| {
+            let name = format!("{prefix}-{n}");
+            which(&name).map(|p| (n, p, name))
+        })
+        .collect();
+    v.sort_by_key(|x| std::cmp::Reverse(x.0));
+    v
+}
+
+/// Whether LLVM `version`'s assembler knows `cpu` (cached per context).
+fn knows(ctx: &Ctx, version: u32, cpu: &str) -> Result<(), String> {
+    ctx.cached_support(&format!("objects/llvm-{version}/{cpu}"), || {
+        let Some(mc) = which(&format!("llvm-mc-{version}")) else {
+            return Ok(());
+        };
+        let mut cmd = Command::new(mc);
+        cmd.arg(format!("-triple={}", super::llvm::TRIPLE))
+            .arg(format!("-mcpu={cpu}"));
+        let run = isolate::run_tool(cmd, b"s_nop 0\n", std::time::Duration::from_secs(60))
+            .map_err(|e| format!("cannot run llvm-mc-{version}: {e}"))?;
+        if run.stderr.contains("is not a recognized processor") {
+            return Err(format!("LLVM {version} does not know {cpu}"));
+        }
+        Ok(())
+    })
+}
+
+/// Base64 (RFC 4648, with padding, 76-column lines), for objects embedded
+/// in shell reproducers (`base64 -d`).
+fn base64(bytes: &[u8]) -> String {
+    const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut s = String::with_capacity(bytes.len() * 4 / 3 + bytes.len() / 57 + 4);
+    for (k, c) in bytes.chunks(3).enumerate() {
+        if k > 0 && k % 19 == 0 {
+            s.push('\n');
+        }
+        let n = c
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, b)| n | u32::from(*b) << (16 - 8 * i));
+        for i in 0..4 {
+            if i <= c.len() {
+                s.push(char::from(A[((n >> (18 - 6 * i)) & 63) as usize]));
+            } else {
+                s.push('=');
+            }
+        }
+    }
+    s.push('\n');
+    s
+}
+
+/// The first line of a rendered rebuild input: the `llvm-mc` arguments.
+const ARGS_PREFIX: &str = "; llvm-mc arguments: ";
+
+/// A fresh file name in the context's scratch folder.
+pub(super) fn scratch_file(ctx: &Ctx, ext: &str) -> PathBuf {
+    ctx.scratch.join(format!(
+        "objpeer-{}-{}.{ext}",
+        std::process::id(),
+        isolate::unique()
+    ))
+}
+
+/// What a program run means for the peer: a crash, a hang, or its output
+/// (`Ok((success, stdout, stderr))`).
+pub(super) fn outcome(
+    run: std::io::Result<isolate::ToolRun>,
+    limit: std::time::Duration,
+) -> Result<(bool, String, String), PeerResult> {
+    let run = match run {
+        Ok(r) => r,
+        Err(e) => return Err(PeerResult::NotComparable(format!("cannot run: {e}"))),
+    };
+    if run.timed_out {
+        return Err(PeerResult::TimedOut(isolate::Hang {
+            seconds: limit.as_secs_f64(),
+            stderr: isolate::tail(&run.stderr, 20),
+        }));
+    }
+    if let Some(c) = isolate::crash_of(&run) {
+        return Err(PeerResult::Crashed(c));
+    }
+    let ok = run.status.is_some_and(|s| s.success());
+    Ok((ok, run.stdout, run.stderr))
+}
+
+/// `llvm-mc-NN` + `ld.lld`: rebuilds assembler text into a linked code
+/// object (comparison [`REBUILD`]).
+pub struct RebuildPeer {
+    id: String,
+    version: u32,
+    mc: PathBuf,
+    mc_name: String,
+    lld: PathBuf,
+    lld_name: String,
+}
+
+const REBUILD_ONLY: &[&str] = &[REBUILD];
+const DESCRIPTORS_ONLY: &[&str] = &[DESCRIPTORS];
+
+impl RebuildPeer {
+    fn args_and_text(text: &str) -> (Vec<String>, &str) {
+        let (first, rest) = text.split_once('\n').unwrap_or((text, ""));
+        match first.strip_prefix(ARGS_PREFIX) {
+            Some(a) => (a.split_whitespace().map(str::to_owned).collect(), rest),
+            None => (Vec::new(), text),
+        }
+    }
+
+    fn rebuild(&self, ctx: &Ctx, text: &str) -> PeerResult {
+        let (args, _) = Self::args_and_text(text);
+        let (s, o, so) = (
+            scratch_file(ctx, "s"),
+            scratch_file(ctx, "o"),
+            scratch_file(ctx, "hsaco"),
+        );
+        if let Err(e) = std::fs::write(&s, text) {
+            return PeerResult::NotComparable(format!("cannot write {}: {e}", s.display()));
+        }
+        let mut mc = Command::new(&self.mc);
+        mc.args(&args).arg(&s).arg("-o").arg(&o);
+        let r = (|| {
+            let (ok, _, err) = outcome(isolate::run_tool(mc, b"", ctx.timeout), ctx.timeout)?;
+            if !ok {
+                return Ok(json!({ "error": format!("{}: {}", self.mc_name, err.trim()) }));
+            }
+            let mut ld = Command::new(&self.lld);
+            ld.arg("-shared").arg(&o).arg("-o").arg(&so);
+            let (ok, _, err) = outcome(isolate::run_tool(ld, b"", ctx.timeout), ctx.timeout)?;
+            if !ok {
+                return Ok(json!({ "error": format!("{}: {}", self.lld_name, err.trim()) }));
+            }
+            match std::fs::read(&so) {
+                Ok(b) => Ok(json!({ "object": super::hex_bytes::encode(&b) })),
+                Err(e) => Err(PeerResult::NotComparable(format!(
+                    "cannot read the linked object: {e}"
+                ))),
+            }
+        })();
+        for p in [&s, &o, &so] {
+            let _ = std::fs::remove_file(p);
+        }
+        match r {
+            Ok(value) => PeerResult::View(View::Json { value }),
+            Err(p) => p,
+        }
+    }
+}
+
+impl Peer for RebuildPeer {
+    fn id(&self) -> &str {
+        &self.id
+    }
+    fn family(&self) -> &str {
+        "rebuild"
+    }
+    fn component(&self) -> &str {
+        "llvm"
+    }
+    fn version(&self) -> Option<u32> {
+        Some(self.version)
+    }
+    fn location(&self) -> String {
+        format!("{} + {}", self.mc.display(), self.lld.display())
+    }
+    fn comparisons(&self) -> &[&'static str] {
+        REBUILD_ONLY
+    }
+    fn supports(&self, ctx: &Ctx, comparison: &str, cpu: &str) -> Result<(), String> {
+        if comparison != REBUILD {
+            return Err(format!("{} does not take part in {comparison}", self.id));
+        }
+        knows(ctx, self.version, cpu)
+    }
+    fn run(
+        &self,
+        ctx: &Ctx,
+        _comparison: &str,
+        _cpu: &str,
+        inputs: &[Input],
+        each: &mut dyn FnMut(usize, PeerResult),
+    ) {
+        for (k, i) in inputs.iter().enumerate() {
+            match i {
+                Input::Asm { text } => each(k, self.rebuild(ctx, text)),
+                _ => each(
+                    k,
+                    PeerResult::NotComparable("a rebuild reads assembler text".to_owned()),
+                ),
+            }
+        }
+    }
+    fn reproducer(&self, _comparison: &str, inputs: &[Input]) -> String {
+        let mut s = String::from(
+            "#!/bin/sh\n# Rebuilds the generated assembler text with LLVM alone.\nset -e\n",
+        );
+        for (k, i) in inputs.iter().enumerate() {
+            let Input::Asm { text } = i else { continue };
+            let (args, _) = Self::args_and_text(text);
+            let stem = format!("case{k}");
+            s.push_str(&format!("cat > {stem}.s <<'HSACO_EOF'\n{text}"));
+            if !text.ends_with('\n') {
+                s.push('\n');
+            }
+            s.push_str("HSACO_EOF\n");
+            let mut mc = vec![self.mc_name.clone()];
+            mc.extend(args);
+            mc.extend([format!("{stem}.s"), "-o".into(), format!("{stem}.o")]);
+            s.push_str(&shell_line(&mc));
+            s.push('\n');
+            let ld = [
+                self.lld_name.clone(),
+                "-shared".into(),
+                format!("{stem}.o"),
+                "-o".into(),
+                format!("{stem}.hsaco"),
+            ];
+            s.push_str(&shell_line(&ld));
+            s.push('\n');
+        }
+        s
+    }
+    fn command(&self, _comparison: &str, _cpu: &str, file: &str) -> Option<Vec<String>> {
+        Some(vec!["sh".to_owned(), file.to_owned()])
+    }
+}
+
+/// `llvm-objdump-NN`: decodes kernel descriptors (comparison
+/// [`DESCRIPTORS`]).
+pub struct ObjdumpPeer {
+    id: String,
+    version: u32,
+    path: PathBuf,
+    name: String,
+}
+
+impl ObjdumpPeer {
+    /// The descriptor symbols of an object (as the oracle finds them).
+    fn kd_symbols(bytes: &[u8]) -> Vec<String> {
+        check_object(bytes)
+            .kernels
+            .iter()
+            .filter(|k| k.descriptor.is_some())
+            .map(|k| format!("{}.kd", k.name))
+            .collect()
+    }
+
+    fn argv(&self, syms: &[String], file: &str) -> Vec<String> {
+        vec![
+            self.name.clone(),
+            "-D".to_owned(),
+            format!("--disassemble-symbols={}", syms.join(",")),
+            file.to_owned(),
+        ]
+    }
+
+    fn decode(&self, ctx: &Ctx, bytes: &[u8]) -> PeerResult {
+        let syms = Self::kd_symbols(bytes);
+        if syms.is_empty() {
+            return PeerResult::NotComparable("the object has no kernel descriptors".to_owned());
+        }
+        let f = scratch_file(ctx, "hsaco");
+        if let Err(e) = std::fs::write(&f, bytes) {
+            return PeerResult::NotComparable(format!("cannot write {}: {e}", f.display()));
+        }
+        let argv = self.argv(&syms, &f.to_string_lossy());
+        let mut cmd = Command::new(&self.path);
+        cmd.args(argv.get(1..).unwrap_or_default());
+        let r = outcome(isolate::run_tool(cmd, b"", ctx.timeout), ctx.timeout);
+        let _ = std::fs::remove_file(&f);
+        match r {
+            Ok((true, out, _)) => PeerResult::View(View::Json {
+                value: json!({ "kernels": parse_objdump(&out) }),
+            }),
+            Ok((false, _, err)) => PeerResult::View(View::Json {
+                value: json!({ "tool_error": isolate::tail(&err, 4).join(" ") }),
+            }),
+            Err(p) => p,
+        }
+    }
+}
+
+impl Peer for ObjdumpPeer {
+    fn id(&self) -> &str {
+        &self.id
+    }
+    fn family(&self) -> &str {
+        "llvm-objdump"
+    }
+    fn component(&self) -> &str {
+        "llvm"
+    }
+    fn version(&self) -> Option<u32> {
+        Some(self.version)
+    }
+    fn location(&self) -> String {
+        self.path.display().to_string()
+    }
+    fn comparisons(&self) -> &[&'static str] {
+        DESCRIPTORS_ONLY
+    }
+    fn supports(&self, ctx: &Ctx, comparison: &str, cpu: &str) -> Result<(), String> {
+        if comparison != DESCRIPTORS {
+            return Err(format!("{} does not take part in {comparison}", self.id));
+        }
+        knows(ctx, self.version, cpu)
+    }
+    fn run(
+        &self,
+        ctx: &Ctx,
+        _comparison: &str,
+        _cpu: &str,
+        inputs: &[Input],
+        each: &mut dyn FnMut(usize, PeerResult),
+    ) {
+        for (k, i) in inputs.iter().enumerate() {
+            match i {
+                Input::File { bytes, .. } => each(k, self.decode(ctx, bytes)),
+                _ => each(
+                    k,
+                    PeerResult::NotComparable("llvm-objdump reads code objects".to_owned()),
+                ),
+            }
+        }
+    }
+    fn reproducer(&self, _comparison: &str, inputs: &[Input]) -> String {
+        object_script(inputs, |syms, name| self.argv(syms, name))
+    }
+    fn command(&self, _comparison: &str, _cpu: &str, file: &str) -> Option<Vec<String>> {
+        Some(vec!["sh".to_owned(), file.to_owned()])
+    }
+}
+
+/// A shell script that writes each object (unless the finding folder
+/// already holds it) and runs the peer's command on it.
+pub(super) fn object_script(
+    inputs: &[Input],
+    argv: impl Fn(&[String], &str) -> Vec<String>,
+) -> String {
+    let mut s = String::from(
+        "#!/bin/sh\n# Shows the peer alone on the object (written here if missing).\n",
+    );
+    for i in inputs {
+        let Input::File { name, bytes } = i else {
+            continue;
+        };
+        let q = shell_line(std::slice::from_ref(name));
+        s.push_str(&format!(
+            "[ -f {q} ] || base64 -d > {q} <<'HSACO_EOF'\n{}HSACO_EOF\n",
+            base64(bytes)
+        ));
+        s.push_str(&shell_line(&argv(&ObjdumpPeer::kd_symbols(bytes), name)));
+        s.push('\n');
+    }
+    s
+}
+
+/// The object-level peers on this machine: `llvm-mc-NN` + `ld.lld`
+/// rebuilders, then `llvm-objdump-NN` (newest first).
+pub fn discover() -> Vec<Box<dyn Peer>> {
+    let mut peers: Vec<Box<dyn Peer>> = Vec::new();
+    let lld = versions_of("ld.lld")
+        .into_iter()
+        .next()
+        .map(|(_, p, n)| (p, n))
+        .or_else(|| which("ld.lld").map(|p| (p, "ld.lld".to_owned())));
+    if let Some((lld, lld_name)) = lld {
+        for (version, mc, mc_name) in versions_of("llvm-mc") {
+            peers.push(Box::new(RebuildPeer {
+                id: format!("{mc_name}+{lld_name}"),
+                version,
+                mc,
+                mc_name,
+                lld: lld.clone(),
+                lld_name: lld_name.clone(),
+            }));
+        }
+    }
+    for (version, path, name) in versions_of("llvm-readobj") {
+        peers.push(Box::new(super::objects_meta::ReadobjPeer::new(
+            version, path, name,
+        )));
+    }
+    for (version, path, name) in versions_of("llvm-objdump") {
+        peers.push(Box::new(ObjdumpPeer {
+            id: name.clone(),
+            version,
+            path,
+            name,
+        }));
+    }
+    peers
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64_matches_rfc4648_vectors() {
+        for (i, o) in [
+            ("", ""),
+            ("f", "Zg=="),
+            ("fo", "Zm8="),
+            ("foo", "Zm9v"),
+            ("foob", "Zm9vYg=="),
+            ("fooba", "Zm9vYmE="),
+            ("foobar", "Zm9vYmFy"),
+        ] {
+            assert_eq!(base64(i.as_bytes()), format!("{o}\n"));
+        }
+        let long = base64(&[0u8; 60]);
+        assert_eq!(long.lines().map(str::len).collect::<Vec<_>>(), [76, 4]);
+    }
+
+    #[test]
+    fn case_names_make_the_same_case_again() {
+        let t = targets::by_name("gfx90a").expect("gfx90a");
+        let cfg = config(DESCRIPTORS, t);
+        let c = generate(&Generator::new(&cfg), DESCRIPTORS, t, 7, 3, 2).expect("a case");
+        assert_eq!(c.id, "descriptors.gfx90a.7.3.2.hsaco");
+        let again = case_of(&c.id).expect("made again");
+        assert_eq!(again.elf, c.elf);
+        assert!(c.code_object_version >= 3);
+    }
+
+    #[test]
+    fn objdump_blocks_parse() {
+        let out = "\n0000000000001000 <a.kd>:\n\t.amdhsa_kernel a\n\t\t.amdhsa_next_free_vgpr 8\n\t\t; SHARED_VGPR_COUNT 0\n\t.end_amdhsa_kernel\n0000000000001040 <b.kd>:\n; error decoding b.kd: bad bits\n";
+        let m = parse_objdump(out);
+        assert_eq!(
+            Value::Object(m),
+            json!({"a": {"fields": {"next_free_vgpr": 8, "SHARED_VGPR_COUNT": 0}}, "b": {"error": "bad bits"}})
+        );
+    }
+
+    #[test]
+    fn rebuild_inputs_carry_their_arguments() {
+        let (a, t) = RebuildPeer::args_and_text(
+            "; llvm-mc arguments: -triple=amdgcn-amd-amdhsa -mcpu=gfx900\n.text\n",
+        );
+        assert_eq!(a, ["-triple=amdgcn-amd-amdhsa", "-mcpu=gfx900"]);
+        assert_eq!(t, ".text\n");
+    }
+}
