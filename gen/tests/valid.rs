@@ -161,10 +161,20 @@ proptest! {
     }
 }
 
+/// Seeds of the sweep: `HSACO_SEEDS`, else 2000 (the long run:
+/// `HSACO_SEEDS=100000 HSACO_MUTANT_SEEDS=100000 cargo test --release -p
+/// hsaco-gen --test valid --test mutants`).
+fn sweep_seeds() -> u64 {
+    std::env::var("HSACO_SEEDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(2000)
+}
+
 #[test]
 fn seed_sweep_is_clean() {
     let cfg = Config::default();
-    for seed in 0..2000 {
+    for seed in 0..sweep_seeds() {
         assert_clean(&case_for_seed(&cfg, seed));
     }
 }
