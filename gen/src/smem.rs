@@ -880,25 +880,32 @@ fn usable_plans(gen: SmemGen, cfg: &Config) -> &'static [Usable] {
     })
 }
 
+/// One usable opcode with its operand candidates resolved against the
+/// stream's pools (once per stream, not per instruction).
+#[derive(Clone, Copy)]
+struct Op<'p> {
+    u: &'static Usable,
+    sdata: &'p List,
+    sbase: &'p List,
+}
+
 /// The opcodes usable in one stream: those of [`usable_plans`] whose
 /// class `cfg` enables and whose register operands `pools` can supply,
 /// in class order, with the runs of each class as (start, length).
-struct UsableOps {
-    ops: Vec<&'static Usable>,
+struct UsableOps<'p> {
+    ops: Vec<Op<'p>>,
     classes: Vec<(usize, usize)>,
 }
 
-fn usable_ops(gen: SmemGen, cfg: &Config, pools: &Pools) -> UsableOps {
+fn usable_ops<'p>(gen: SmemGen, cfg: &Config, pools: &'p Pools) -> UsableOps<'p> {
     let all = usable_plans(gen, cfg);
-    let mut ops: Vec<&'static Usable> = Vec::with_capacity(all.len());
+    let mut ops: Vec<Op<'p>> = Vec::with_capacity(all.len());
     let mut classes: Vec<(usize, usize)> = Vec::with_capacity(16);
     let mut last = None;
-    for o in all {
-        let c = o.plan.op.class;
-        if !class_enabled(cfg, c)
-            || o.sdata.list(pools).is_empty()
-            || o.sbase.list(pools).is_empty()
-        {
+    for u in all {
+        let c = u.plan.op.class;
+        let (sdata, sbase) = (u.sdata.list(pools), u.sbase.list(pools));
+        if !class_enabled(cfg, c) || sdata.is_empty() || sbase.is_empty() {
             continue;
         }
         match classes.last_mut() {
@@ -906,7 +913,7 @@ fn usable_ops(gen: SmemGen, cfg: &Config, pools: &Pools) -> UsableOps {
             _ => classes.push((ops.len(), 1)),
         }
         last = Some(c);
-        ops.push(o);
+        ops.push(Op { u, sdata, sbase });
     }
     UsableOps { ops, classes }
 }
@@ -1141,11 +1148,11 @@ pub fn arbitrary_stream_with(
             .get(sel(r, 0, classes.len()))
             .copied()
             .unwrap_or((0, 1));
-        let Some(&o) = ops.get(start + sel(r, 8, n)) else {
+        let Some(&op) = ops.get(start + sel(r, 8, n)) else {
             break;
         };
-        let (i, word, masks) = draw_instruction(r, gen, o, &pools);
-        let p = o.plan;
+        let (i, word, masks) = draw_instruction(r, gen, op, &pools);
+        let p = op.u.plan;
         if p.discard && wr.dirty {
             // A discard after a store could drop its line: write back
             // first (s_dcache_wb exists wherever discards do).
@@ -1185,9 +1192,10 @@ impl Writer {
 fn draw_instruction(
     r: u128,
     gen: SmemGen,
-    o: &Usable,
+    uo: Op<'_>,
     pools: &Pools,
 ) -> (Instruction, u64, (u128, u128)) {
+    let o = uo.u;
     let p = o.plan;
     let op = p.op;
     let offset = o
@@ -1203,8 +1211,8 @@ fn draw_instruction(
     // Operands from per-opcode candidate lists, without branching on the
     // class (the class changes at random from one instruction to the
     // next, so branches on it would mostly mispredict).
-    let sdata = pick(r, 3, o.sdata.list(pools));
-    let sbase = pick(r, 4, o.sbase.list(pools));
+    let sdata = pick(r, 3, uo.sdata);
+    let sbase = pick(r, 4, uo.sbase);
     let mut word = p.template | mod_bits | u64::from(sdata) << 6 | u64::from(sbase >> 1);
     let mut reads = tuple_mask(sbase, p.base_w) | tuple_mask(sdata, p.read_w);
     let writes = tuple_mask(sdata, p.write_w[usize::from(glc)]);
