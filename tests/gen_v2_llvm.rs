@@ -16,13 +16,14 @@ use hsaco_gen::arbitrary::Unstructured;
 use hsaco_gen::mutate::{self, MutantAsm};
 use hsaco_gen::{emit, Case, Config, Rebuild};
 use hsaco_oracle::check::check_object;
-use hsaco_oracle::elf::{Elf, SHF_ALLOC};
+use hsaco_oracle::elf::Elf;
 use hsaco_oracle::targets::CodeObjectVersion;
 use hsaco_oracle::Sink;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
+use support::rebuild::{loaded_image, seed_bytes};
 
 /// Cases per sample.
 const SAMPLE: u64 = 200;
@@ -37,21 +38,6 @@ fn tools() -> Option<Tools> {
         mc14: support::require_tool("llvm-mc-14")?,
         lld: support::require_tool("ld.lld-19")?,
     })
-}
-
-/// The byte stream of a seed (splitmix64), as in the generator's tests.
-fn seed_bytes(seed: u64, len: usize) -> Vec<u8> {
-    let mut x = seed;
-    let mut out = Vec::with_capacity(len + 8);
-    while out.len() < len {
-        x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = x;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        out.extend_from_slice(&(z ^ (z >> 31)).to_le_bytes());
-    }
-    out.truncate(len);
-    out
 }
 
 fn run(tool: &Path, args: &[String]) -> Result<(), String> {
@@ -104,37 +90,6 @@ fn rebuild(tools: &Tools, case: &Case, dir: &Path) -> Result<Vec<u8>, String> {
         let _ = std::fs::remove_file(p);
     }
     Ok(bytes)
-}
-
-/// Program headers and every allocated section (header line, bytes).
-fn loaded_image(bytes: &[u8]) -> (Vec<String>, Vec<(String, Vec<u8>)>) {
-    let mut sink = Sink::new();
-    let elf = Elf::parse(bytes, &mut sink).expect("an ELF code object");
-    let phdrs = elf
-        .segments
-        .iter()
-        .map(|p| {
-            format!(
-                "type {:#x} flags {} off {:#x} addr {:#x} filesz {:#x} memsz {:#x} align {:#x}",
-                p.p_type, p.flags, p.offset, p.vaddr, p.filesz, p.memsz, p.align
-            )
-        })
-        .collect();
-    let sections = elf
-        .sections
-        .iter()
-        .filter(|s| s.flags & SHF_ALLOC != 0)
-        .map(|s| {
-            (
-                format!(
-                    "{} type {:#x} flags {:#x} addr {:#x} off {:#x} size {:#x} link {} info {} align {} entsize {}",
-                    s.name, s.sh_type, s.flags, s.addr, s.offset, s.size, s.link, s.info, s.addralign, s.entsize
-                ),
-                s.data(bytes).map(<[u8]>::to_vec).unwrap_or_default(),
-            )
-        })
-        .collect();
-    (phdrs, sections)
 }
 
 /// The `.symtab` entries (name, info, other, section, value, size).
