@@ -288,7 +288,7 @@ fn reaches_every_feature() {
         .iter()
         .map(|f| format!("family {f:?}"))
         .collect();
-    want.extend((3..=6).map(|v| format!("cov {v}")));
+    want.extend((2..=6).map(|v| format!("cov {v}")));
     want.extend(
         sgpr::USER_SGPRS
             .iter()
