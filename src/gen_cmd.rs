@@ -247,7 +247,10 @@ pub mod stream {
     }
 }
 
-/// Base cases drawn for one mutant before the case fails.
+/// Base cases drawn for a mutant's drawn mutator before any mutator will do.
+const CHOSEN_TRIES: usize = 16;
+
+/// Base cases then drawn for any mutator before the case fails.
 const MUTANT_TRIES: usize = 8;
 
 /// A case with what the manifest says about it beyond the case itself.
@@ -472,10 +475,51 @@ impl<'c> Engine<'c> {
     /// drawn (from the same stream) before giving up.
     fn mutant(&mut self, u: &mut Unstructured<'_>, id: &str) -> Result<Built, Failure> {
         let bases = self.non_mutant_kinds();
-        for _ in 0..MUTANT_TRIES {
-            let kind = *u.choose(&bases)?;
-            let base = self.non_mutant(u, id, kind)?;
-            if let Some(mut m) = mutate::arbitrary_mutant(&base.case, u) {
+        // The mutator is drawn first, so that each gets an even share of
+        // the mutants whatever its base needs (a generic target, code
+        // object V2, an SMEM stream); bases are then drawn until it
+        // applies, and after CHOSEN_TRIES any mutator that applies will do.
+        // A V2 mutator takes V2 bases (one version of five, of the valid
+        // kind only, in the default mix).
+        let ms = mutate::mutators();
+        let chosen = ms.get(u.choose_index(ms.len())?);
+        let v2_cfg = (chosen.is_some_and(mutate::for_v2)
+            && bases.contains(&Kind::Valid)
+            && self.gen.config().code_object_versions.contains(&2))
+        .then(|| Config {
+            code_object_versions: vec![2],
+            ..self.gen.config().clone()
+        });
+        for t in 0..CHOSEN_TRIES + MUTANT_TRIES {
+            let kind = if v2_cfg.is_some() {
+                Kind::Valid
+            } else {
+                *u.choose(&bases)?
+            };
+            let base = match &v2_cfg {
+                Some(cfg) if t < CHOSEN_TRIES => {
+                    match Generator::new(cfg).valid_case(u, id.to_owned()) {
+                        Ok(case) => Built {
+                            case,
+                            kind,
+                            suite_entry: None,
+                            mutation: None,
+                            smem_instructions: None,
+                        },
+                        // No processor of the targets takes V2: any base.
+                        Err(_) => {
+                            let k = *u.choose(&bases)?;
+                            self.non_mutant(u, id, k)?
+                        }
+                    }
+                }
+                _ => self.non_mutant(u, id, kind)?,
+            };
+            let mutant = match chosen {
+                Some(c) if t < CHOSEN_TRIES => c.apply(&base.case, u),
+                _ => mutate::arbitrary_mutant(&base.case, u),
+            };
+            if let Some(mut m) = mutant {
                 m.id = id.to_owned();
                 let rule = m.expect.as_str();
                 let hows: Vec<&str> = mutate::mutators()

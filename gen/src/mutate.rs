@@ -147,6 +147,12 @@ pub fn mutators() -> &'static [Mutator] {
     ALL.get_or_init(|| [MUTATORS, v2::MUTATORS, smem::MUTATORS].concat())
 }
 
+/// True if `m` applies to code object V2 cases only (the others apply to
+/// V3+ cases only).
+pub fn for_v2(m: &Mutator) -> bool {
+    v2::owns(m.rule)
+}
+
 /// Mutates `case` to break `rule` with the first of the rule's mutators
 /// (in a drawn order) that applies; `None` if none does or the rule has
 /// none.
