@@ -180,6 +180,69 @@ struct Shdr {
     entsize: u64,
 }
 
+/// Writes `.gnu.hash` as lld does for the dynamic symbols after the null
+/// one, in `order` (indices into `hashes`, stable-sorted by bucket).
+pub(crate) fn put_gnu_hash(
+    out: &mut Vec<u8>,
+    hashes: &[u32],
+    order: &[usize],
+    nbuckets: u64,
+    mask_words: u64,
+) {
+    let symndx = 1u32;
+    for v in [nbuckets as u32, symndx, mask_words as u32, GNU_HASH_SHIFT2] {
+        out.extend_from_slice(&v.to_le_bytes());
+    }
+    let mut bloom = vec![0u64; mask_words as usize];
+    for &h in hashes {
+        let w = (u64::from(h) / 64 % mask_words) as usize;
+        bloom[w] |= 1u64 << (h % 64) | 1u64 << ((h >> GNU_HASH_SHIFT2) % 64);
+    }
+    for w in bloom {
+        out.extend_from_slice(&w.to_le_bytes());
+    }
+    let mut buckets = vec![0u32; nbuckets as usize];
+    let mut values = vec![0u32; order.len()];
+    for (pos, &j) in order.iter().enumerate() {
+        let b = (u64::from(hashes[j]) % nbuckets) as usize;
+        let first = pos == 0 || (u64::from(hashes[order[pos - 1]]) % nbuckets) as usize != b;
+        if first {
+            buckets[b] = symndx + pos as u32;
+        }
+        let last =
+            pos + 1 == order.len() || (u64::from(hashes[order[pos + 1]]) % nbuckets) as usize != b;
+        values[pos] = hashes[j] & !1 | u32::from(last);
+    }
+    for v in buckets.into_iter().chain(values) {
+        out.extend_from_slice(&v.to_le_bytes());
+    }
+}
+
+/// Writes the SysV `.hash` (nbucket = nchain = `entries`, the dynamic
+/// symbols with the null one) for the symbols named `names`, in
+/// `.dynsym` order after the null symbol.
+pub(crate) fn put_sysv_hash<'a>(
+    out: &mut Vec<u8>,
+    names: impl Iterator<Item = &'a [u8]>,
+    entries: u64,
+) {
+    let mut sbuckets = vec![0u32; entries as usize];
+    let mut chains = vec![0u32; entries as usize];
+    for (pos, name) in names.enumerate() {
+        let i = pos + 1;
+        let b = (elf_hash(name) as u64 % entries) as usize;
+        chains[i] = sbuckets[b];
+        sbuckets[b] = i as u32;
+    }
+    for v in [entries as u32, entries as u32]
+        .into_iter()
+        .chain(sbuckets)
+        .chain(chains)
+    {
+        out.extend_from_slice(&v.to_le_bytes());
+    }
+}
+
 /// Where each kernel's code starts within `.text` (256-byte aligned, in
 /// kernel order) and the section's size.
 pub fn text_layout(co: &CodeObject) -> (Vec<u64>, u64) {
@@ -372,51 +435,15 @@ pub fn write(co: &CodeObject, metadata: &[u8]) -> Vec<u8> {
 
     // .gnu.hash
     pad_to(&mut out, gnu_hash_addr);
-    let symndx = 1u32;
-    for v in [nbuckets as u32, symndx, mask_words as u32, GNU_HASH_SHIFT2] {
-        out.extend_from_slice(&v.to_le_bytes());
-    }
-    let mut bloom = vec![0u64; mask_words as usize];
-    for &h in &hashes {
-        let w = (u64::from(h) / 64 % mask_words) as usize;
-        bloom[w] |= 1u64 << (h % 64) | 1u64 << ((h >> GNU_HASH_SHIFT2) % 64);
-    }
-    for w in bloom {
-        out.extend_from_slice(&w.to_le_bytes());
-    }
-    let mut buckets = vec![0u32; nbuckets as usize];
-    let mut values = vec![0u32; order.len()];
-    for (pos, &j) in order.iter().enumerate() {
-        let b = (u64::from(hashes[j]) % nbuckets) as usize;
-        let first = pos == 0 || (u64::from(hashes[order[pos - 1]]) % nbuckets) as usize != b;
-        if first {
-            buckets[b] = symndx + pos as u32;
-        }
-        let last =
-            pos + 1 == order.len() || (u64::from(hashes[order[pos + 1]]) % nbuckets) as usize != b;
-        values[pos] = hashes[j] & !1 | u32::from(last);
-    }
-    for v in buckets.into_iter().chain(values) {
-        out.extend_from_slice(&v.to_le_bytes());
-    }
+    put_gnu_hash(&mut out, &hashes, &order, nbuckets, mask_words);
 
     // .hash (SysV): nbucket = nchain = number of dynamic symbols.
     pad_to(&mut out, hash_addr);
-    let mut sbuckets = vec![0u32; hash_entries as usize];
-    let mut chains = vec![0u32; hash_entries as usize];
-    for (pos, &j) in order.iter().enumerate() {
-        let i = pos + 1;
-        let b = (elf_hash(exported[j].0.as_bytes()) as u64 % hash_entries) as usize;
-        chains[i] = sbuckets[b];
-        sbuckets[b] = i as u32;
-    }
-    for v in [hash_entries as u32, hash_entries as u32]
-        .into_iter()
-        .chain(sbuckets)
-        .chain(chains)
-    {
-        out.extend_from_slice(&v.to_le_bytes());
-    }
+    put_sysv_hash(
+        &mut out,
+        order.iter().map(|&j| exported[j].0.as_bytes()),
+        hash_entries,
+    );
 
     // .dynstr
     pad_to(&mut out, dynstr_addr);

@@ -313,7 +313,7 @@ fn put_phdr(
 }
 
 fn write(img: &Image) -> Vec<u8> {
-    use crate::emit::elf::{elf_hash, gnu_hash};
+    use crate::emit::elf::gnu_hash;
     const PT_LOAD: u32 = 1;
     const PT_DYNAMIC: u32 = 2;
     const PT_NOTE: u32 = 4;
@@ -467,51 +467,15 @@ fn write(img: &Image) -> Vec<u8> {
 
     // .gnu.hash (lld's parameters, as in crate::emit::elf).
     pad_to(&mut out, gnu_hash_addr);
-    let symndx = 1u32;
-    for v in [nbuckets as u32, symndx, mask_words as u32, 26] {
-        out.extend_from_slice(&v.to_le_bytes());
-    }
-    let mut bloom = vec![0u64; mask_words as usize];
-    for &h in &hashes {
-        let w = (u64::from(h) / 64 % mask_words) as usize;
-        bloom[w] |= 1u64 << (h % 64) | 1u64 << ((h >> 26) % 64);
-    }
-    for w in bloom {
-        out.extend_from_slice(&w.to_le_bytes());
-    }
-    let mut buckets = vec![0u32; nbuckets as usize];
-    let mut values = vec![0u32; order.len()];
-    for (pos, &j) in order.iter().enumerate() {
-        let b = (u64::from(hashes[j]) % nbuckets) as usize;
-        let first = pos == 0 || (u64::from(hashes[order[pos - 1]]) % nbuckets) as usize != b;
-        if first {
-            buckets[b] = symndx + pos as u32;
-        }
-        let last =
-            pos + 1 == order.len() || (u64::from(hashes[order[pos + 1]]) % nbuckets) as usize != b;
-        values[pos] = hashes[j] & !1 | u32::from(last);
-    }
-    for v in buckets.into_iter().chain(values) {
-        out.extend_from_slice(&v.to_le_bytes());
-    }
+    super::elf::put_gnu_hash(&mut out, &hashes, &order, nbuckets, mask_words);
 
     // .hash
     pad_to(&mut out, hash_addr);
-    let mut sbuckets = vec![0u32; hash_entries as usize];
-    let mut chains = vec![0u32; hash_entries as usize];
-    for (pos, &j) in order.iter().enumerate() {
-        let i = pos + 1;
-        let b = (elf_hash(img.kernels[j].name.as_bytes()) as u64 % hash_entries) as usize;
-        chains[i] = sbuckets[b];
-        sbuckets[b] = i as u32;
-    }
-    for v in [hash_entries as u32, hash_entries as u32]
-        .into_iter()
-        .chain(sbuckets)
-        .chain(chains)
-    {
-        out.extend_from_slice(&v.to_le_bytes());
-    }
+    super::elf::put_sysv_hash(
+        &mut out,
+        order.iter().map(|&j| img.kernels[j].name.as_bytes()),
+        hash_entries,
+    );
 
     // .dynstr
     pad_to(&mut out, dynstr_addr);
