@@ -378,12 +378,13 @@ struct OpPlan {
     imm_max: u8,
     /// ENCODING and OPCODE bits of the word.
     template: u64,
-    /// Registers of SBASE (0, 2 or 4).
-    base_w: u8,
-    /// Registers of SDATA read (stores, atomics), else 0.
-    read_w: u8,
-    /// Registers of SDATA written, without and with GLC.
-    write_w: [u8; 2],
+    /// Registers of SBASE (0, 2 or 4) as a mask at register 0 (shifted
+    /// to the operand when drawn: one variable shift instead of two).
+    base_m: u128,
+    /// Registers of SDATA read (stores, atomics), else 0, as a mask.
+    read_m: u128,
+    /// Registers of SDATA written, without and with GLC, as masks.
+    write_m: [u128; 2],
     /// GFX8/GFX9, without and with GLC: a wait for 1 retires the
     /// instruction (its LGKM increment is 2: two or more dwords returned,
     /// time counters excepted).
@@ -458,13 +459,13 @@ fn plan(gen: SmemGen, op: &'static OpInfo) -> OpPlan {
         imm_max: if gen == SmemGen::Gfx12 { 31 } else { 127 },
         template: (u64::from(gen.encoding()) << 26)
             | (u64::from(op.opcode) << gen.opcode_field().0),
-        base_w: match (c.has_sbase(), c.buffer_base()) {
+        base_m: width_mask(match (c.has_sbase(), c.buffer_base()) {
             (false, _) => 0,
             (true, false) => 2,
             (true, true) => 4,
-        },
-        read_w: if reads_sdata { op.width } else { 0 },
-        write_w: ret.map(|n| if n == 0 { 0 } else { write_width }),
+        }),
+        read_m: width_mask(if reads_sdata { op.width } else { 0 }),
+        write_m: ret.map(|n| width_mask(if n == 0 { 0 } else { write_width })),
         retires_at_1: ret.map(|n| !gen.is_rdna() && !time && n >= 2),
     }
 }
@@ -545,10 +546,15 @@ fn null_slots(gen: SmemGen) -> u128 {
     m
 }
 
-/// [`reg_mask`] for tuple widths (`count` at most 16, `first` below 128).
+/// The mask of `count` (at most 16) registers from register 0.
+fn width_mask(count: u8) -> u128 {
+    (1u128 << (count & 0x1f)) - 1
+}
+
+/// `mask` (a [`width_mask`]) moved to register `first` (below 128).
 #[inline]
-fn tuple_mask(first: u8, count: u8) -> u128 {
-    ((1u128 << (count & 0x1f)) - 1).wrapping_shl(u32::from(first))
+fn at(mask: u128, first: u8) -> u128 {
+    mask.wrapping_shl(u32::from(first))
 }
 
 /// SDATA widths of the tables.
@@ -959,7 +965,9 @@ impl Writer {
     /// `choice` (the instruction's choice bytes) picks the counts of the
     /// waits: byte 7 bit 4 between the sufficient counts of a needed wait,
     /// byte 10 a clause-ending wait's.
-    #[inline]
+    // Always inlined: as a call, moving its by-value arguments cost more
+    // than the body (callgrind).
+    #[inline(always)]
     fn emit(&mut self, p: &OpPlan, i: Instruction, word: u64, (r, w): (u128, u128), choice: u128) {
         let conflict = (r | w) & (self.pend0 | self.pend1);
         if conflict != 0 {
@@ -1214,8 +1222,8 @@ fn draw_instruction(
     let sdata = pick(r, 3, uo.sdata);
     let sbase = pick(r, 4, uo.sbase);
     let mut word = p.template | mod_bits | u64::from(sdata) << 6 | u64::from(sbase >> 1);
-    let mut reads = tuple_mask(sbase, p.base_w) | tuple_mask(sdata, p.read_w);
-    let writes = tuple_mask(sdata, p.write_w[usize::from(glc)]);
+    let mut reads = at(p.base_m, sbase) | at(p.read_m, sdata);
+    let writes = at(p.write_m[usize::from(glc)], sdata);
     let kind = (r >> 48) as u8;
     let x = (r >> 96) as u32;
     let (range, align) = (o.range, o.align);
@@ -1249,13 +1257,13 @@ fn draw_instruction(
             } else {
                 u64::from(reg) << 32
             };
-            reads |= tuple_mask(reg, 1);
+            reads |= 1u128.wrapping_shl(u32::from(reg));
             Offset::Sgpr(reg)
         }
         OffsetForm::Soffset => {
             let reg = pick(r, 5, &pools.offsets);
             word |= (1 << 14) | reg_bits(reg);
-            reads |= tuple_mask(reg, 1);
+            reads |= 1u128.wrapping_shl(u32::from(reg));
             Offset::Soffset(reg)
         }
         OffsetForm::SgprImm => {
@@ -1277,7 +1285,7 @@ fn draw_instruction(
                 )
             };
             word |= imm_bits(imm) | reg_bits(sgpr) | if rdna { 0 } else { (1 << 17) | (1 << 14) };
-            reads |= tuple_mask(sgpr, 1);
+            reads |= 1u128.wrapping_shl(u32::from(sgpr));
             Offset::SgprImm { sgpr, imm }
         }
     };

@@ -156,14 +156,27 @@ pub fn arbitrary_target_in(
     cfg: &Config,
     pairs: &[(&'static Target, CodeObjectVersion)],
 ) -> arbitrary::Result<TargetChoice> {
-    let mut procs: Vec<&'static Target> = pairs.iter().map(|p| p.0).collect();
-    procs.dedup();
-    if procs.is_empty() {
+    // The same draws as choosing from the deduplicated processor list and
+    // then from that processor's versions, without collecting either list
+    // (this runs once per generated object).
+    let run_starts = || {
+        pairs
+            .iter()
+            .enumerate()
+            .filter(|&(i, p)| i == 0 || pairs.get(i - 1).is_none_or(|q| q.0 != p.0))
+            .map(|(_, p)| p.0)
+    };
+    let n_procs = run_starts().count();
+    if n_procs == 0 {
         return Err(arbitrary::Error::IncorrectFormat);
     }
-    let t = *u.choose(&procs)?;
-    let covs: Vec<CodeObjectVersion> = pairs.iter().filter(|p| p.0 == t).map(|p| p.1).collect();
-    let cov = *u.choose(&covs)?;
+    let t = run_starts()
+        .nth(u.choose_index(n_procs)?)
+        .ok_or(arbitrary::Error::IncorrectFormat)?;
+    let covs = || pairs.iter().filter(|p| p.0 == t).map(|p| p.1);
+    let cov = covs()
+        .nth(u.choose_index(covs().count())?)
+        .ok_or(arbitrary::Error::IncorrectFormat)?;
     let xnack = if cov == CodeObjectVersion::V2 {
         crate::v2::arbitrary_xnack(u, t)?
     } else {
