@@ -1239,6 +1239,8 @@ mod tests {
             suite_entry: None,
             mutation: None,
             smem_instructions: None,
+            sgpr_enables: None,
+            layout: None,
         }
     }
 

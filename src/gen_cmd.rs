@@ -55,11 +55,19 @@ Output (DIR must be empty or new; --force writes into a non-empty one):
     expect (\"valid\" or the rule id a mutant must break), elf and asm
     (paths relative to DIR; asm only when the case has assembler text),
     sha256 (of the ELF), suite_entry (sgpr-suite, and mutants of one),
-    mutation (mutants: the base kind and what the mutator changes) and
-    smem_instructions (cases whose kernels run SMEM instructions)
+    mutation (mutants: the base kind and what the mutator changes),
+    smem_instructions (cases whose kernels run SMEM instructions), and for
+    sgpr-suite cases sgpr_enables (the enable bits) and layout (the initial
+    SGPRs and VGPRs the oracle predicts: what hardware must set up)
   DIR/run.json       the options and the full knob configuration
 Every file is written under a temporary name and renamed, so an
 interrupted run leaves no half-written file (and no manifest).
+
+The whole SGPR-enable suite (--suite): every enable combination of each
+SGPR family of --targets (all ten families by default: 241,152 entries,
+about 2.1 GB; gfx90a alone is 116,736), named sgpr-FAMILY-POSITION in
+suite order, each with its layout in the manifest; seed 0, and run.json
+lists the families with their processors and entry counts.
 
 Configuration: knob defaults, then --config FILE (JSON, or TOML when the
 name ends in .toml; absent knobs keep their defaults), then --targets,
@@ -73,6 +81,7 @@ Examples:
   hsaco-conform gen --seed 7 --count 500 --kinds valid --targets gfx90a,gfx11 --out /tmp/g
   hsaco-conform gen --count 2000 --kinds mutant --set max_kernels=1 --coverage cov.json --out m/
   hsaco-conform gen --config swarm.toml --set wave32=false --out w64/
+  hsaco-conform gen --suite --targets gfx12,gfx1030 --out suite/
   hsaco-conform coverage cases/";
 
 /// A kind of case, as `--kinds` and the manifest name it.
@@ -150,6 +159,13 @@ pub struct GenArgs {
     /// Print every knob with its default and description, and exit.
     #[arg(long)]
     pub list_knobs: bool,
+    /// Write the whole SGPR-enable suite instead of drawn cases: every
+    /// enable combination of each SGPR family of --targets (every family
+    /// by default), in suite order, each with the initial state the oracle
+    /// predicts (manifest `layout`). Takes no --seed, --count, --kinds,
+    /// --mutants, --config or --set.
+    #[arg(long, conflicts_with_all = ["seed", "count", "kinds", "mutants", "config", "set"])]
+    pub suite: bool,
 }
 
 /// One line of `manifest.jsonl`.
@@ -186,6 +202,14 @@ pub struct ManifestEntry {
     /// smem: how many SMEM instructions the case's kernels run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub smem_instructions: Option<u64>,
+    /// sgpr-suite (not its mutants): the enable bits of the entry.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sgpr_enables: Option<serde_json::Value>,
+    /// sgpr-suite (not its mutants): the initial register state the oracle
+    /// predicts for the kernel (user and system SGPR runs, work-item ID
+    /// VGPRs, wave size), what hardware must set up.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub layout: Option<serde_json::Value>,
 }
 
 /// `run.json`: what a run was asked for, so it can be repeated.
@@ -265,6 +289,44 @@ pub struct Built {
     pub mutation: Option<String>,
     /// smem: SMEM instructions in the kernels.
     pub smem_instructions: Option<u64>,
+    /// sgpr-suite: the entry's enable bits and the initial state the
+    /// oracle predicts for its kernel.
+    pub suite: Option<SuiteFacts>,
+}
+
+/// What the manifest says about an SGPR suite entry beyond its name.
+#[derive(Debug, Clone)]
+pub struct SuiteFacts {
+    /// The enable bits ([`Enables`]) as JSON.
+    pub enables: serde_json::Value,
+    /// The oracle's initial state of the kernel (`hsaco_oracle::sgpr::
+    /// initial_state` of its encoded descriptor) as JSON.
+    pub layout: serde_json::Value,
+}
+
+/// The case of SGPR suite entry `entry`, named `id`, with the oracle's
+/// predicted layout (`name` is the entry's `sgpr-FAMILY-POSITION`).
+pub fn suite_built(entry: &SuiteEntry, id: String, name: String) -> Built {
+    let object = hsaco_gen::suite_object(entry);
+    // The oracle's prediction from the encoded descriptor (the suite's
+    // tests show it equals the generator's own `entry.layout`).
+    let layout = object.kernels.first().map(|k| {
+        let kd = k.descriptor.encode(&object.target, 0);
+        hsaco_oracle::sgpr::initial_state(&kd, entry.target)
+    });
+    let case = Case::from_object(id, CaseKind::SgprSuite, Expect::Valid, object);
+    Built {
+        case,
+        kind: Kind::SgprSuite,
+        suite_entry: Some(name),
+        mutation: None,
+        smem_instructions: None,
+        suite: Some(SuiteFacts {
+            enables: serde_json::to_value(entry.enables).unwrap_or_default(),
+            layout: serde_json::to_value(layout.unwrap_or_else(|| entry.layout.clone()))
+                .unwrap_or_default(),
+        }),
+    }
 }
 
 /// Everything a run needs to build case after case.
@@ -420,6 +482,7 @@ impl<'c> Engine<'c> {
             suite_entry: None,
             mutation: None,
             smem_instructions: None,
+            suite: None,
         };
         b.kind = kind;
         Ok(b)
@@ -439,19 +502,11 @@ impl<'c> Engine<'c> {
             enables,
             layout: enables.layout(target),
         };
-        let case = Case::from_object(
+        Ok(suite_built(
+            &entry,
             id.to_owned(),
-            CaseKind::SgprSuite,
-            Expect::Valid,
-            hsaco_gen::suite_object(&entry),
-        );
-        Ok(Built {
-            case,
-            kind: Kind::SgprSuite,
-            suite_entry: Some(format!("sgpr-{}-{pos}", family.name())),
-            mutation: None,
-            smem_instructions: None,
-        })
+            format!("sgpr-{}-{pos}", family.name()),
+        ))
     }
 
     fn smem_case(&mut self, u: &mut Unstructured<'_>, id: &str) -> arbitrary::Result<Built> {
@@ -467,6 +522,7 @@ impl<'c> Engine<'c> {
             suite_entry: None,
             mutation: None,
             smem_instructions: None,
+            suite: None,
         })
     }
 
@@ -505,6 +561,7 @@ impl<'c> Engine<'c> {
                             suite_entry: None,
                             mutation: None,
                             smem_instructions: None,
+                            suite: None,
                         },
                         // No processor of the targets takes V2: any base.
                         Err(_) => {
@@ -537,6 +594,8 @@ impl<'c> Engine<'c> {
                     suite_entry: base.suite_entry,
                     mutation: Some(mutation),
                     smem_instructions: None,
+                    // A mutant may break the layout: no prediction.
+                    suite: None,
                 });
             }
         }
@@ -789,6 +848,8 @@ pub fn manifest_entry(b: &Built, seed: u64, index: u64) -> ManifestEntry {
         suite_entry: b.suite_entry.clone(),
         mutation: b.mutation.clone(),
         smem_instructions: b.smem_instructions,
+        sgpr_enables: b.suite.as_ref().map(|f| f.enables.clone()),
+        layout: b.suite.as_ref().map(|f| f.layout.clone()),
     }
 }
 
@@ -885,6 +946,9 @@ fn run_inner(args: &GenArgs) -> Result<(), String> {
     let Some(dir) = args.out.as_deref() else {
         return Err("--out DIR is required".into());
     };
+    if args.suite {
+        return run_suite(args, dir);
+    }
     let cfg = build_config(args)?;
     let smem_cfg = smem_config(&cfg);
     let mut engine = Engine::new(&cfg, smem_cfg.as_ref(), args.kinds.as_deref(), args.mutants)?;
@@ -904,18 +968,101 @@ fn run_inner(args: &GenArgs) -> Result<(), String> {
     let run_json = serde_json::to_string_pretty(&record).map_err(|e| e.to_string())? + "\n";
     write_atomic(&run_path, run_json.as_bytes()).map_err(|e| werr(&run_path, e))?;
 
+    let (tally, coverage) = write_cases(dir, args, args.count, |index| {
+        Ok((engine.case(args.seed, index)?, args.seed))
+    })?;
+    summarize(args, dir, &tally, coverage)
+}
+
+/// `run.json` of a `--suite` run.
+#[derive(Debug, Serialize)]
+struct SuiteRecord {
+    tool: String,
+    suite: &'static str,
+    families: Vec<SuiteFamily>,
+}
+
+/// One family of a `--suite` run.
+#[derive(Debug, Serialize)]
+struct SuiteFamily {
+    family: &'static str,
+    processor: &'static str,
+    entries: usize,
+}
+
+/// `gen --suite`: every entry of the SGPR-enable suite of the families of
+/// `--targets` (all by default).
+fn run_suite(args: &GenArgs, dir: &Path) -> Result<(), String> {
+    let mut families: Vec<Family> = match &args.targets {
+        Some(t) => resolve_targets(t)?
+            .iter()
+            .filter_map(|n| targets::by_name(n).and_then(Family::of))
+            .collect(),
+        None => Family::ALL.to_vec(),
+    };
+    families.sort();
+    families.dedup();
+    if families.is_empty() {
+        return Err("--suite: the targets belong to no SGPR family".into());
+    }
+    prepare_dir(dir, args.force)?;
+    let record = SuiteRecord {
+        tool: format!("hsaco-conform {}", env!("CARGO_PKG_VERSION")),
+        suite: "sgpr-enable",
+        families: families
+            .iter()
+            .map(|f| SuiteFamily {
+                family: f.name(),
+                processor: f.representative().name,
+                entries: sgpr::suite_len(*f),
+            })
+            .collect(),
+    };
+    let run_path = dir.join("run.json");
+    let run_json = serde_json::to_string_pretty(&record).map_err(|e| e.to_string())? + "\n";
+    write_atomic(&run_path, run_json.as_bytes())
+        .map_err(|e| format!("cannot write {}: {e}", run_path.display()))?;
+    let total: usize = record.families.iter().map(|f| f.entries).sum();
+    let mut entries = families.iter().flat_map(|&f| {
+        sgpr::suite(f)
+            .enumerate()
+            .map(move |(pos, e)| (format!("sgpr-{}-{pos}", f.name()), e))
+    });
+    let (tally, coverage) = write_cases(dir, args, total as u64, |_| {
+        let (name, e) = entries
+            .next()
+            .ok_or_else(|| "the suite ended early".to_owned())?;
+        Ok((suite_built(&e, name.clone(), name), 0))
+    })?;
+    summarize(args, dir, &tally, coverage)
+}
+
+/// Cases written, by [`Kind`].
+type Tally = [u64; 4];
+
+/// Writes `count` cases, case `index` from `next(index)` (the case and its
+/// seed), each file atomically, then `manifest.jsonl` (renamed into place
+/// only when every case is written); shows progress and gathers coverage
+/// when asked.
+fn write_cases(
+    dir: &Path,
+    args: &GenArgs,
+    count: u64,
+    mut next: impl FnMut(u64) -> Result<(Built, u64), String>,
+) -> Result<(Tally, Option<Coverage>), String> {
+    let werr = |p: &Path, e: io::Error| format!("cannot write {}: {e}", p.display());
     let manifest_path = dir.join("manifest.jsonl");
     let manifest_tmp = temp_name(&manifest_path);
     let file = fs::File::create(&manifest_tmp).map_err(|e| werr(&manifest_tmp, e))?;
     let mut manifest = io::BufWriter::new(file);
     let mut coverage = args.coverage.as_ref().map(|_| Coverage::new());
-    let mut progress = Progress::new(args.progress || io::stderr().is_terminal(), args.count);
-    let mut tally = [0u64; 4];
+    let mut progress = Progress::new(args.progress || io::stderr().is_terminal(), count);
+    let mut tally: Tally = [0; 4];
 
     let result = (|| -> Result<(), String> {
-        for index in 0..args.count {
-            let b = engine.case(args.seed, index)?;
-            let entry = manifest_entry(&b, args.seed, index);
+        for index in 0..count {
+            let (b, seed) = next(index)?;
+            let entry = manifest_entry(&b, seed, index);
             let elf_path = dir.join(&entry.elf);
             write_atomic(&elf_path, &b.case.elf).map_err(|e| werr(&elf_path, e))?;
             if let Some(a) = &entry.asm {
@@ -933,11 +1080,21 @@ fn run_inner(args: &GenArgs) -> Result<(), String> {
         manifest.flush().map_err(|e| werr(&manifest_tmp, e))?;
         fs::rename(&manifest_tmp, &manifest_path).map_err(|e| werr(&manifest_path, e))
     })();
-    progress.finish(args.count.min(tally.iter().sum()));
+    progress.finish(count.min(tally.iter().sum()));
     if let Err(e) = result {
         let _ = fs::remove_file(&manifest_tmp);
         return Err(e);
     }
+    Ok((tally, coverage))
+}
+
+/// Prints what a run wrote, and writes its coverage report.
+fn summarize(
+    args: &GenArgs,
+    dir: &Path,
+    tally: &Tally,
+    coverage: Option<Coverage>,
+) -> Result<(), String> {
     let kinds = [Kind::Valid, Kind::SgprSuite, Kind::Smem, Kind::Mutant];
     let parts: Vec<String> = kinds
         .iter()
@@ -946,7 +1103,7 @@ fn run_inner(args: &GenArgs) -> Result<(), String> {
         .collect();
     println!(
         "wrote {} cases to {} ({})",
-        args.count,
+        tally.iter().sum::<u64>(),
         dir.display(),
         if parts.is_empty() {
             "none".to_owned()
@@ -956,7 +1113,9 @@ fn run_inner(args: &GenArgs) -> Result<(), String> {
     );
     if let (Some(path), Some(c)) = (&args.coverage, coverage) {
         let report = c.report();
-        report.write_json(path).map_err(|e| werr(path, e))?;
+        report
+            .write_json(path)
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
         print!("{}", report.text());
     }
     Ok(())

@@ -326,3 +326,50 @@ fn coverage_of_a_tree() {
         stderr(&o)
     );
 }
+
+/// `gen --suite`: every entry of the family's SGPR suite once, in suite
+/// order, and each manifest layout equal to what the oracle's full check
+/// of the written ELF predicts for its kernel (computed here from the
+/// bytes, independently of the generator).
+#[test]
+fn suite_writes_every_entry_with_the_oracles_layout() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("s");
+    let o = run(
+        tmp.path(),
+        &["gen", "--suite", "--targets", "gfx12", "--out", "s"],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let family = hsaco_gen::target::Family::ALL
+        .iter()
+        .copied()
+        .find(|f| f.name() == "gfx12")
+        .unwrap();
+    let n = hsaco_gen::sgpr::suite_len(family);
+    let lines = manifest(&out);
+    assert_eq!(lines.len(), n);
+    assert_eq!(
+        stdout(&o).lines().next().unwrap(),
+        format!("wrote {n} cases to s ({n} sgpr-suite)")
+    );
+    let run_json: serde_json::Value =
+        serde_json::from_slice(&fs::read(out.join("run.json")).unwrap()).unwrap();
+    assert_eq!(run_json["families"][0]["entries"], n);
+    let expected: Vec<_> = hsaco_gen::sgpr::suite(family).collect();
+    for (i, (l, e)) in lines.iter().zip(&expected).enumerate() {
+        assert_eq!(l["id"], format!("sgpr-gfx12-{i}"));
+        assert_eq!(l["kind"], "sgpr-suite");
+        assert_eq!(l["sgpr_enables"], serde_json::to_value(e.enables).unwrap());
+        if i % 61 == 0 {
+            let elf = fs::read(out.join(l["elf"].as_str().unwrap())).unwrap();
+            let r = hsaco_oracle::check::check_object(&elf);
+            assert!(!r.has_errors(), "{i}: {:?}", r.violations);
+            let state = r.kernels[0].initial_state.as_ref().expect("initial state");
+            assert_eq!(
+                l["layout"],
+                serde_json::to_value(state).unwrap(),
+                "entry {i}"
+            );
+        }
+    }
+}
