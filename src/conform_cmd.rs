@@ -7,8 +7,10 @@ use std::time::{Duration, Instant};
 
 use clap::{Args, Subcommand};
 use hsaco_conform::conform::allowlist::Allowlist;
+use hsaco_conform::conform::comgr as ccomgr;
 use hsaco_conform::conform::engine::{self, Plan, Settings};
 use hsaco_conform::conform::findings::atomic_write;
+use hsaco_conform::conform::mutants::{self, MutantsCmp};
 use hsaco_conform::conform::objects::{self, ObjectCmp};
 use hsaco_conform::conform::objects_meta;
 use hsaco_conform::conform::smem::{self as csmem, SmemDisasm, SmemEncode};
@@ -45,12 +47,32 @@ every peer found on this machine (--peers):
   descriptors  generated code objects (V3+), each kernel descriptor
                decoded by llvm-objdump-NN -D --disassemble-symbols=K.kd
                (every version that knows the processor) against the
-               oracle's decode, field by field. Object findings are not
-               reduced; the folder holds the object and a shell script
-               running the peer alone on it.
+               oracle's decode, field by field.
   metadata     generated code objects (V3+), the metadata note printed by
                llvm-readobj-NN --notes against the oracle's metadata model,
                key by key (top level, kernels, arguments).
+  comgr-metadata
+               generated code objects (every version, V2 included) read by
+               ROCm comgr (libamd_comgr.so.2, peer comgr-MAJOR.MINOR, in
+               crash-isolated worker processes, batched): its metadata tree,
+               ISA name and symbol list against the oracle. Differences
+               comgr is known for (the ISA names comgr 2.4 cannot give,
+               LLVM 15 MessagePack reader quirks, ...) count as known.
+  mutants      single-rule mutants of generated objects (--objects per
+               processor, each breaking one error rule of the oracle) given
+               to llvm-readobj-NN --notes, llvm-objdump-NN (descriptors)
+               and comgr, each for the rules about what it reads. A peer
+               that reads a mutant without complaint is an INFORMATIONAL
+               finding (\"peer X accepts objects breaking rule R\", one per
+               peer, version and rule): listed in every report, never
+               counted as new, never changing the exit status. A crash or
+               hang on a mutant is an ordinary finding.
+
+Object findings are reduced on the generator's model (kernels dropped,
+code, arguments and optional metadata fields reset, printf emptied) while
+the signature holds; the folder holds the reduced object (its name records
+the edits) and a script running the peer alone on it (for comgr, a
+library, the script builds a small C reader of comgr's API with cc).
 
 Every comparison is same, different, or not comparable (a peer that does
 not know the processor); a peer that crashes or hangs (no progress within
@@ -81,8 +103,9 @@ of every peer through this pipeline, and libLLVM-19's own single-thread
 disassembly rate on the same words in this process, and prints the ratio.
 Build with --release.
 
-Exit status: 0 no new finding, 1 new findings, 2 could not run (bad
-option, unknown processor, no peer found, output folder not writable).
+Exit status: 0 no new finding (informational ones do not count), 1 new
+findings, 2 could not run (bad option, unknown processor, no peer found,
+output folder not writable).
 
 Examples:
   hsaco-conform conform
@@ -156,8 +179,9 @@ fn parse_secs(s: &str) -> Result<Duration, String> {
 /// Options shared by `conform` and `diff words`.
 #[derive(Args, Debug, Clone)]
 pub struct Common {
-    /// Peers to run, comma-separated: ids (libllvm-19, llvm-mc-14) or
-    /// families (libllvm, llvm-mc); default: every peer found.
+    /// Peers to run, comma-separated: ids (libllvm-19, llvm-mc-14,
+    /// llvm-readobj-19, comgr-2.4) or families (libllvm, llvm-mc, rebuild,
+    /// llvm-objdump, llvm-readobj, comgr); default: every peer found.
     #[arg(long, value_delimiter = ',')]
     pub peers: Vec<String>,
     /// Write findings, reproducers and manifest.jsonl to this folder (and
@@ -205,12 +229,12 @@ pub struct ConformArgs {
     #[arg(long)]
     pub count: Option<u64>,
     /// Comparisons, comma-separated: smem-disasm, smem-encode, rebuild,
-    /// descriptors, metadata (default: every one a selected peer takes
-    /// part in).
+    /// descriptors, metadata, comgr-metadata, mutants (default: every one
+    /// a selected peer takes part in).
     #[arg(long, value_delimiter = ',')]
     pub kinds: Vec<String>,
     /// Generated code objects per processor for each object comparison
-    /// (rebuild, descriptors, metadata).
+    /// (rebuild, descriptors, metadata, comgr-metadata, mutants).
     #[arg(long, default_value = "4")]
     pub objects: u64,
     /// Processors, comma-separated (default: gfx803, gfx900, gfx90a,
@@ -434,12 +458,14 @@ pub fn run_conform(a: &ConformArgs) -> u8 {
     }
 }
 
-const KINDS: [&str; 5] = [
+const KINDS: [&str; 7] = [
     csmem::DISASM,
     csmem::ENCODE,
     objects::REBUILD,
     objects::DESCRIPTORS,
     objects_meta::METADATA,
+    ccomgr::COMGR_METADATA,
+    mutants::MUTANTS,
 ];
 
 fn conform_plan(a: &ConformArgs) -> Result<(Plan, serde_json::Value, Settings), String> {
@@ -497,9 +523,14 @@ fn conform_plan(a: &ConformArgs) -> Result<(Plan, serde_json::Value, Settings), 
     let comparisons: Vec<Box<dyn Comparison>> = kinds
         .iter()
         .map(|k| -> Box<dyn Comparison> {
-            if *k == objects::REBUILD || *k == objects::DESCRIPTORS || *k == objects_meta::METADATA
+            if *k == objects::REBUILD
+                || *k == objects::DESCRIPTORS
+                || *k == objects_meta::METADATA
+                || *k == ccomgr::COMGR_METADATA
             {
                 Box::new(ObjectCmp::new(k, a.seed, a.objects))
+            } else if *k == mutants::MUTANTS {
+                Box::new(MutantsCmp::new(a.seed, a.objects))
             } else if *k == csmem::ENCODE {
                 Box::new(SmemEncode::generated(a.seed, count / 4))
             } else {

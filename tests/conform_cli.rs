@@ -77,6 +77,7 @@ fn check_cells(j: &Value) {
             "same",
             "known",
             "different",
+            "informational",
             "not_comparable",
             "crashed",
             "timed_out",

@@ -73,6 +73,10 @@ pub struct Counts {
     pub known: u64,
     /// The peer differed, and no entry explains it.
     pub different: u64,
+    /// Informational differences no entry explains (a peer that accepts
+    /// an invalid object, `mutants`): not a problem of the run.
+    #[serde(default)]
+    pub informational: u64,
     /// Not comparable (see `reasons`).
     pub not_comparable: u64,
     /// The peer crashed (known crashes included).
@@ -92,6 +96,7 @@ impl Counts {
         self.same += o.same;
         self.known += o.known;
         self.different += o.different;
+        self.informational += o.informational;
         self.not_comparable += o.not_comparable;
         self.crashed += o.crashed;
         self.timed_out += o.timed_out;
@@ -205,9 +210,14 @@ pub struct RunResult {
 }
 
 impl RunResult {
-    /// Number of new findings.
+    /// Number of new findings (informational ones left out).
     pub fn new_findings(&self) -> usize {
-        self.findings.len()
+        self.findings.iter().filter(|f| !f.informational).count()
+    }
+
+    /// Number of informational findings.
+    pub fn informational(&self) -> usize {
+        self.findings.iter().filter(|f| f.informational).count()
     }
 }
 
@@ -365,8 +375,12 @@ pub fn run_inputs(
                         }
                     }
                     None => {
-                        if let What::Different(_) = what {
-                            counts.different += 1;
+                        if let What::Different(d) = &what {
+                            if d.informational {
+                                counts.informational += 1;
+                            } else {
+                                counts.different += 1;
+                            }
                         }
                         let key = match &what {
                             What::Different(d) => d.key.clone(),
@@ -876,7 +890,12 @@ pub fn make_findings(
         match &e.what {
             What::Different(d) => {
                 let sig = Signature {
-                    kind: "different".to_owned(),
+                    kind: if d.informational {
+                        "informational"
+                    } else {
+                        "different"
+                    }
+                    .to_owned(),
                     scope: e.comparison.clone(),
                     component: peer.component().to_owned(),
                     key: d.key.clone(),
@@ -893,6 +912,7 @@ pub fn make_findings(
                 };
                 let mut f = new_finding(sig, e, peer, message, reduced, tests);
                 f.count = 1;
+                f.informational = d.informational;
                 out.push(f);
             }
             What::Crash(_) | What::Hang(_) => {
@@ -1054,6 +1074,7 @@ fn new_finding(
         commands: Vec::new(),
         dir: None,
         files: Vec::new(),
+        informational: false,
     }
 }
 
@@ -1128,7 +1149,8 @@ fn commands(plan: &Plan, ctx: &Ctx, settings: &Settings, f: &Finding) -> Vec<Rep
             ),
             None => continue,
         };
-        let reproduces = if external && f.signature.kind != "different" {
+        let reproduces = if external && (f.signature.kind == "crash" || f.signature.kind == "hang")
+        {
             Some(check_command(
                 ctx,
                 settings,
@@ -1448,6 +1470,7 @@ mod tests {
                 commands: Vec::new(),
                 dir: None,
                 files: Vec::new(),
+                informational: false,
             }
         };
         let v = merge_sites(vec![

@@ -43,7 +43,7 @@ use super::{Crash, Hang, Input};
 /// part of it: one bug in LLVM 14 and 19 is one finding listing both.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Signature {
-    /// `different`, `crash` or `hang`.
+    /// `different`, `crash`, `hang` or `informational`.
     pub kind: String,
     /// Comparison id (`different`), or the way the peer was used
     /// (`disassemble`, `assemble`, `read`) for crashes and hangs.
@@ -158,6 +158,10 @@ pub struct Finding {
     pub dir: Option<String>,
     /// The reproducer files in that folder: (peer, file name).
     pub files: Vec<(String, String)>,
+    /// Informational (kind `informational`: a peer that accepts an
+    /// invalid object): listed, but not a new finding for the exit status.
+    #[serde(default)]
+    pub informational: bool,
 }
 
 impl Finding {
@@ -166,6 +170,7 @@ impl Finding {
         serde_json::json!({
             "id": self.id,
             "kind": self.signature.kind,
+            "informational": self.informational,
             "comparison": self.comparison,
             "component": self.signature.component,
             "key": self.signature.key,
@@ -420,6 +425,7 @@ mod tests {
             commands: vec![],
             dir: None,
             files: vec![],
+            informational: false,
         };
         store
             .write_finding(&mut f, &[("p".into(), "input.txt".into(), "0x00\n".into())])

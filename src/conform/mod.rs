@@ -14,7 +14,8 @@
 //!   subcommand) and external programs with a time limit, and attributes a
 //!   crash to the input that caused it.
 //! - [`Comparison`]: what is compared (`smem-disasm`, `smem-encode`,
-//!   `words`): it makes the inputs for a processor and a chunk number, tells
+//!   `words`, and the object-level `rebuild`, `descriptors`, `metadata`,
+//!   `comgr-metadata`, `mutants`): it makes the inputs for a processor and a chunk number, tells
 //!   a peer's view of an input apart from the oracle's (or a reference
 //!   peer's), and knows how to shrink an input for the reducer.
 //! - [`engine`]: splits the work into units (comparison × processor ×
@@ -56,10 +57,12 @@
 //! reduction, findings, reports) is shared.
 
 pub mod allowlist;
+pub mod comgr;
 pub mod engine;
 pub mod findings;
 pub mod isolate;
 pub mod llvm;
+pub mod mutants;
 pub mod objects;
 pub mod objects_meta;
 pub mod reduce;
@@ -304,6 +307,11 @@ pub struct Difference {
     /// When there are tags, the difference is known only if every tag is
     /// covered by an allowlist entry.
     pub tags: Vec<String>,
+    /// Informational (for vendors, not a problem of the run: a peer that
+    /// accepts an invalid object, `mutants`): listed apart from the new
+    /// findings, and it does not change the exit status.
+    #[serde(default)]
+    pub informational: bool,
 }
 
 /// A comparison's verdict on one input for one peer.
@@ -510,8 +518,9 @@ impl Ctx {
 
 /// The worker task named `name` (the hidden `worker --task NAME --arg ARG`
 /// subcommand): `libllvm-disasm` (LLVM's disassembler in this process;
-/// ARG is the LLVM major version) and `selftest` (for the isolation
-/// tests: payloads `echo:TEXT`, `nc:REASON`, `abort`, `exit:N`, `hang`).
+/// ARG is the LLVM major version), `comgr` (comgr reading code objects:
+/// [`comgr::ComgrTask`]) and `selftest` (for the isolation tests:
+/// payloads `echo:TEXT`, `nc:REASON`, `abort`, `exit:N`, `hang`).
 pub fn worker_task(name: &str, arg: &str) -> Result<Box<dyn isolate::Task>, String> {
     match name {
         "libllvm-disasm" => {
@@ -520,6 +529,7 @@ pub fn worker_task(name: &str, arg: &str) -> Result<Box<dyn isolate::Task>, Stri
                 .map_err(|_| format!("libllvm-disasm: {arg:?} is not an LLVM major version"))?;
             Ok(Box::new(llvm::DisasmTask::new(version)))
         }
+        comgr::TASK => Ok(Box::new(comgr::ComgrTask::new())),
         "selftest" => Ok(Box::new(isolate::SelfTest)),
         _ => Err(format!("unknown worker task {name:?}")),
     }

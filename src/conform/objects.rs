@@ -12,19 +12,29 @@
 //! - `metadata` ([`super::objects_meta`]): `llvm-readobj --notes` against
 //!   the oracle's metadata model, key by key.
 //!
+//! - `comgr-metadata` ([`super::comgr`]): comgr's metadata tree, ISA name
+//!   and symbols against the oracle (every code object version).
+//!
 //! Inputs are generated valid cases, a function of the seed, the
 //! comparison, the processor, the chunk and the position only; each input
 //! is an [`Input::File`] whose name encodes all of these, so a case can be
-//! made again from its name. Reduction is skipped (no shrink candidates):
-//! the generated objects are already small (a few kernels) and the
-//! reproducer is the whole object.
+//! made again from its name.
+//!
+//! Reduction works on the generator's model, not on bytes: a candidate is
+//! the case made again with one more edit ([`Edit`]: a kernel dropped, a
+//! kernel's code reduced to `s_endpgm`, its argument list emptied, its
+//! optional metadata fields reset, the printf list emptied) and emitted
+//! again, so every candidate is a well-formed object the generator could
+//! have written. The edits are recorded in the name
+//! (`KIND.CPU.SEED.CHUNK.INDEX.EDITS.hsaco`, edits joined by `_`), so a
+//! reduced object too can be made again from its name.
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::process::Command;
 
 use hsaco_gen::arbitrary::Unstructured;
-use hsaco_gen::{emit, Case, Config, Generator, Rebuild};
+use hsaco_gen::{emit, Case, CodeObject, Config, Generator, Rebuild};
 use hsaco_oracle::check::check_object;
 use hsaco_oracle::elf::{Elf, SHF_ALLOC};
 use hsaco_oracle::kd::{self, KernelDescriptor};
@@ -88,7 +98,7 @@ fn config(kind: &str, target: &Target) -> Config {
     };
     if kind == REBUILD {
         cfg.rebuildable_only = true;
-    } else {
+    } else if kind == DESCRIPTORS || kind == super::objects_meta::METADATA {
         // Code object V2 has no kernel descriptors and no MessagePack
         // metadata note.
         cfg.code_object_versions.retain(|v| *v >= 3);
@@ -96,8 +106,111 @@ fn config(kind: &str, target: &Target) -> Config {
     cfg
 }
 
-/// The case `name` ([`case_name`]) stands for, made again.
-fn case_of(name: &str) -> Option<Case> {
+/// One reduction step on a generated case's model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Edit {
+    /// Drop kernel K (`dK`).
+    DropKernel(usize),
+    /// Reduce kernel K's code to a lone `s_endpgm` (`cK`).
+    Code(usize),
+    /// Empty kernel K's argument list (`aK`).
+    Args(usize),
+    /// Reset kernel K's optional metadata fields (language, sizes and
+    /// hints, spill counts, kind) to absent (`oK`).
+    Optional(usize),
+    /// Empty the printf list (`p`).
+    Printf,
+}
+
+impl Edit {
+    /// The edit's name in a case name.
+    pub fn token(self) -> String {
+        match self {
+            Edit::DropKernel(k) => format!("d{k}"),
+            Edit::Code(k) => format!("c{k}"),
+            Edit::Args(k) => format!("a{k}"),
+            Edit::Optional(k) => format!("o{k}"),
+            Edit::Printf => "p".to_owned(),
+        }
+    }
+
+    /// Parses [`Edit::token`].
+    pub fn parse(t: &str) -> Option<Edit> {
+        if t == "p" {
+            return Some(Edit::Printf);
+        }
+        let (head, k) = t.split_at_checked(1)?;
+        let k: usize = k.parse().ok()?;
+        Some(match head {
+            "d" => Edit::DropKernel(k),
+            "c" => Edit::Code(k),
+            "a" => Edit::Args(k),
+            "o" => Edit::Optional(k),
+            _ => return None,
+        })
+    }
+
+    /// Applies the edit to `co`; false when it changes nothing (or names
+    /// no kernel).
+    pub fn apply(self, co: &mut CodeObject) -> bool {
+        let t = co.target.target();
+        match self {
+            Edit::DropKernel(k) => {
+                if co.kernels.len() < 2 || k >= co.kernels.len() {
+                    return false;
+                }
+                co.kernels.remove(k);
+                true
+            }
+            Edit::Printf => !std::mem::take(&mut co.printf).is_empty(),
+            Edit::Code(k) => {
+                let Some(kern) = co.kernels.get_mut(k) else {
+                    return false;
+                };
+                let end = vec![hsaco_gen::object::s_endpgm(t)];
+                if kern.code == end {
+                    return false;
+                }
+                kern.code = end;
+                true
+            }
+            Edit::Args(k) => co
+                .kernels
+                .get_mut(k)
+                .is_some_and(|kern| !std::mem::take(&mut kern.metadata.args).is_empty()),
+            Edit::Optional(k) => {
+                let Some(kern) = co.kernels.get_mut(k) else {
+                    return false;
+                };
+                let m = &mut kern.metadata;
+                let before = m.clone();
+                m.language = None;
+                m.language_version = None;
+                m.reqd_workgroup_size = None;
+                m.workgroup_size_hint = None;
+                m.vec_type_hint = None;
+                m.device_enqueue_symbol = None;
+                m.max_num_workgroups = None;
+                m.sgpr_spill_count = None;
+                m.vgpr_spill_count = None;
+                m.kind = None;
+                *m != before
+            }
+        }
+    }
+}
+
+/// The name of a case (its generation coordinates and edits).
+struct CaseName<'a> {
+    kind: &'a str,
+    cpu: &'a str,
+    seed: u64,
+    chunk: u64,
+    index: u64,
+    edits: Vec<Edit>,
+}
+
+fn parse_name(name: &str) -> Option<CaseName<'_>> {
     let stem = name.strip_suffix(".hsaco")?;
     let mut it = stem.split('.');
     let (kind, cpu, seed, chunk, index) = (
@@ -107,9 +220,96 @@ fn case_of(name: &str) -> Option<Case> {
         it.next()?.parse::<u64>().ok()?,
         it.next()?.parse::<u64>().ok()?,
     );
-    let target = targets::by_name(cpu)?;
-    let cfg = config(kind, target);
-    generate(&Generator::new(&cfg), kind, target, seed, chunk, index)
+    let edits = match it.next() {
+        Some(e) => e.split('_').map(Edit::parse).collect::<Option<Vec<_>>>()?,
+        None => Vec::new(),
+    };
+    if it.next().is_some() {
+        return None;
+    }
+    Some(CaseName {
+        kind,
+        cpu,
+        seed,
+        chunk,
+        index,
+        edits,
+    })
+}
+
+fn edited_name(n: &CaseName<'_>, edits: &[Edit]) -> String {
+    let base = case_name(n.kind, n.cpu, n.seed, n.chunk, n.index);
+    if edits.is_empty() {
+        return base;
+    }
+    let stem = base.strip_suffix(".hsaco").unwrap_or(&base);
+    let tokens: Vec<String> = edits.iter().map(|e| e.token()).collect();
+    format!("{stem}.{}.hsaco", tokens.join("_"))
+}
+
+/// The case `name` (`KIND.CPU.SEED.CHUNK.INDEX[.EDITS].hsaco`, see the
+/// module docs) stands for, made again.
+pub fn case_of(name: &str) -> Option<Case> {
+    let n = parse_name(name)?;
+    let target = targets::by_name(n.cpu)?;
+    let cfg = config(n.kind, target);
+    let case = generate(
+        &Generator::new(&cfg),
+        n.kind,
+        target,
+        n.seed,
+        n.chunk,
+        n.index,
+    )?;
+    if n.edits.is_empty() {
+        return Some(case);
+    }
+    let mut object = case.object.clone();
+    for e in &n.edits {
+        if !e.apply(&mut object) {
+            return None;
+        }
+    }
+    Some(Case::from_object(
+        name.to_owned(),
+        case.kind,
+        case.expect,
+        object,
+    ))
+}
+
+/// Smaller variants of a generated object (see the module docs), most
+/// aggressive first: each kernel dropped, then the printf list emptied,
+/// then per kernel its code, arguments and optional fields reset. Objects
+/// whose name names no generated case have none.
+pub fn shrink_object(input: &Input) -> Vec<Input> {
+    let Input::File { name, .. } = input else {
+        return Vec::new();
+    };
+    let (Some(n), Some(case)) = (parse_name(name), case_of(name)) else {
+        return Vec::new();
+    };
+    let co = &case.object;
+    let mut edits: Vec<Edit> = (0..co.kernels.len()).map(Edit::DropKernel).collect();
+    edits.push(Edit::Printf);
+    for k in 0..co.kernels.len() {
+        edits.extend([Edit::Code(k), Edit::Args(k), Edit::Optional(k)]);
+    }
+    edits
+        .into_iter()
+        .filter_map(|e| {
+            let mut object = co.clone();
+            if !e.apply(&mut object) {
+                return None;
+            }
+            let mut all = n.edits.clone();
+            all.push(e);
+            Some(Input::File {
+                name: edited_name(&n, &all),
+                bytes: hsaco_gen::emit::elf_bytes(&object),
+            })
+        })
+        .collect()
 }
 
 fn generate(
@@ -130,30 +330,46 @@ fn generate(
 
 // ------------------------------------------------------------ comparisons
 
-/// An object-level comparison ([`REBUILD`], [`DESCRIPTORS`] or
-/// [`super::objects_meta::METADATA`]) over
-/// generated valid cases.
+/// An object-level comparison ([`REBUILD`], [`DESCRIPTORS`],
+/// [`super::objects_meta::METADATA`] or [`super::comgr::COMGR_METADATA`])
+/// over generated valid cases.
 pub struct ObjectCmp {
     kind: &'static str,
     seed: u64,
     objects: u64,
+    /// Objects given by the caller instead of generated ones.
+    given: Option<Vec<Input>>,
 }
 
 impl ObjectCmp {
     /// `objects` generated cases per processor for comparison `kind`
-    /// ([`REBUILD`] or [`DESCRIPTORS`]; anything else is read as
+    /// ([`REBUILD`], [`DESCRIPTORS`], [`super::objects_meta::METADATA`] or
+    /// [`super::comgr::COMGR_METADATA`]; anything else is read as
     /// [`DESCRIPTORS`]).
     pub fn new(kind: &str, seed: u64, objects: u64) -> Self {
         let kind = match kind {
             REBUILD => REBUILD,
             super::objects_meta::METADATA => super::objects_meta::METADATA,
+            super::comgr::COMGR_METADATA => super::comgr::COMGR_METADATA,
             _ => DESCRIPTORS,
         };
         Self {
             kind,
             seed,
             objects,
+            given: None,
         }
+    }
+
+    /// Comparison `kind` (as for [`ObjectCmp::new`]; not [`REBUILD`],
+    /// which starts from generated assembler text) on the given objects
+    /// (`Input::File`s) instead of generated ones, on every processor of
+    /// the plan. Their names need not name generated cases; those that do
+    /// not are not reduced.
+    pub fn given(kind: &str, objects: Vec<Input>) -> Self {
+        let mut c = Self::new(kind, 0, objects.len() as u64);
+        c.given = Some(objects);
+        c
     }
 }
 
@@ -167,6 +383,8 @@ impl Comparison for ObjectCmp {
             "generated assembler text rebuilt by llvm-mc + ld.lld: same loaded image and oracle verdict"
         } else if self.kind == super::objects_meta::METADATA {
             "metadata notes printed by llvm-readobj --notes against the oracle's metadata model"
+        } else if self.kind == super::comgr::COMGR_METADATA {
+            "comgr's metadata tree, ISA name and symbols against the oracle"
         } else {
             "kernel descriptors decoded by llvm-objdump against the oracle's decode"
         }
@@ -182,6 +400,15 @@ impl Comparison for ObjectCmp {
     }
 
     fn inputs(&self, target: &Target, chunk: u64) -> Vec<Input> {
+        if let Some(g) = &self.given {
+            let first = usize::try_from(chunk.saturating_mul(PER_CHUNK)).unwrap_or(usize::MAX);
+            return g
+                .iter()
+                .skip(first)
+                .take(PER_CHUNK as usize)
+                .cloned()
+                .collect();
+        }
         let cfg = config(self.kind, target);
         let gen = Generator::new(&cfg);
         let first = chunk.saturating_mul(PER_CHUNK);
@@ -196,6 +423,15 @@ impl Comparison for ObjectCmp {
     }
 
     fn origin(&self, target: &Target, chunk: u64, index: usize) -> String {
+        if let Some(g) = &self.given {
+            let k = usize::try_from(chunk.saturating_mul(PER_CHUNK))
+                .unwrap_or(usize::MAX)
+                .saturating_add(index);
+            return match g.get(k) {
+                Some(Input::File { name, .. }) => format!("given object {name}"),
+                _ => format!("given object {k}"),
+            };
+        }
         format!(
             "generated object {} (seed {})",
             case_name(self.kind, target.name, self.seed, chunk, index as u64),
@@ -240,15 +476,15 @@ impl Comparison for ObjectCmp {
             compare_rebuild(bytes, value)
         } else if self.kind == super::objects_meta::METADATA {
             super::objects_meta::compare(input, view)
+        } else if self.kind == super::comgr::COMGR_METADATA {
+            super::comgr::compare_view(value)
         } else {
             compare_descriptors(target, bytes, value, peer.version().unwrap_or(0))
         }
     }
 
-    fn shrink(&self, _input: &Input) -> Vec<Input> {
-        // Reduction is skipped: generated objects hold a few kernels and
-        // the finding keeps the whole object.
-        Vec::new()
+    fn shrink(&self, input: &Input) -> Vec<Input> {
+        shrink_object(input)
     }
 }
 
@@ -257,6 +493,7 @@ fn differs(message: String, key: &str, tags: Vec<String>) -> Verdict {
         message,
         key: key.to_owned(),
         tags,
+        informational: false,
     })
 }
 
@@ -767,7 +1004,7 @@ fn knows(ctx: &Ctx, version: u32, cpu: &str) -> Result<(), String> {
 
 /// Base64 (RFC 4648, with padding, 76-column lines), for objects embedded
 /// in shell reproducers (`base64 -d`).
-fn base64(bytes: &[u8]) -> String {
+pub(super) fn base64(bytes: &[u8]) -> String {
     const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     let mut s = String::with_capacity(bytes.len() * 4 / 3 + bytes.len() / 57 + 4);
     for (k, c) in bytes.chunks(3).enumerate() {
@@ -837,7 +1074,7 @@ pub struct RebuildPeer {
 }
 
 const REBUILD_ONLY: &[&str] = &[REBUILD];
-const DESCRIPTORS_ONLY: &[&str] = &[DESCRIPTORS];
+const OBJDUMP_COMPARISONS: &[&str] = &[DESCRIPTORS, super::mutants::MUTANTS];
 
 impl RebuildPeer {
     fn args_and_text(text: &str) -> (Vec<String>, &str) {
@@ -995,6 +1232,47 @@ impl ObjdumpPeer {
         ]
     }
 
+    /// For `mutants`: whether llvm-objdump complains about the object's
+    /// descriptors (exit status, standard error, a descriptor it refuses
+    /// or does not print).
+    fn judge(&self, ctx: &Ctx, bytes: &[u8]) -> PeerResult {
+        let syms = Self::kd_symbols(bytes);
+        if syms.is_empty() {
+            return PeerResult::NotComparable("the object has no kernel descriptors".to_owned());
+        }
+        let f = scratch_file(ctx, "hsaco");
+        if let Err(e) = std::fs::write(&f, bytes) {
+            return PeerResult::NotComparable(format!("cannot write {}: {e}", f.display()));
+        }
+        let argv = self.argv(&syms, &f.to_string_lossy());
+        let mut cmd = Command::new(&self.path);
+        cmd.args(argv.get(1..).unwrap_or_default());
+        let r = outcome(isolate::run_tool(cmd, b"", ctx.timeout), ctx.timeout);
+        let _ = std::fs::remove_file(&f);
+        let (ok, out, err) = match r {
+            Ok(x) => x,
+            Err(p) => return p,
+        };
+        let blocks = parse_objdump(&out);
+        let complaint = syms.iter().find_map(|s| {
+            let k = s.strip_suffix(".kd").unwrap_or(s);
+            match blocks.get(k) {
+                None => Some(format!("{s}: not printed")),
+                Some(b) => b
+                    .get("error")
+                    .and_then(Value::as_str)
+                    .map(|e| format!("{s}: {e}")),
+            }
+        });
+        PeerResult::View(View::Json {
+            value: json!({
+                "ok": ok,
+                "stderr": isolate::tail(&err, 4).join(" "),
+                "complaint": complaint,
+            }),
+        })
+    }
+
     fn decode(&self, ctx: &Ctx, bytes: &[u8]) -> PeerResult {
         let syms = Self::kd_symbols(bytes);
         if syms.is_empty() {
@@ -1038,10 +1316,10 @@ impl Peer for ObjdumpPeer {
         self.path.display().to_string()
     }
     fn comparisons(&self) -> &[&'static str] {
-        DESCRIPTORS_ONLY
+        OBJDUMP_COMPARISONS
     }
     fn supports(&self, ctx: &Ctx, comparison: &str, cpu: &str) -> Result<(), String> {
-        if comparison != DESCRIPTORS {
+        if !OBJDUMP_COMPARISONS.contains(&comparison) {
             return Err(format!("{} does not take part in {comparison}", self.id));
         }
         knows(ctx, self.version, cpu)
@@ -1049,13 +1327,16 @@ impl Peer for ObjdumpPeer {
     fn run(
         &self,
         ctx: &Ctx,
-        _comparison: &str,
+        comparison: &str,
         _cpu: &str,
         inputs: &[Input],
         each: &mut dyn FnMut(usize, PeerResult),
     ) {
         for (k, i) in inputs.iter().enumerate() {
             match i {
+                Input::File { bytes, .. } if comparison == super::mutants::MUTANTS => {
+                    each(k, self.judge(ctx, bytes))
+                }
                 Input::File { bytes, .. } => each(k, self.decode(ctx, bytes)),
                 _ => each(
                     k,
@@ -1097,7 +1378,8 @@ pub(super) fn object_script(
 }
 
 /// The object-level peers on this machine: `llvm-mc-NN` + `ld.lld`
-/// rebuilders, then `llvm-objdump-NN` (newest first).
+/// rebuilders, `llvm-readobj-NN`, `llvm-objdump-NN` (newest first), then
+/// comgr.
 pub fn discover() -> Vec<Box<dyn Peer>> {
     let mut peers: Vec<Box<dyn Peer>> = Vec::new();
     let lld = versions_of("ld.lld")
@@ -1129,6 +1411,9 @@ pub fn discover() -> Vec<Box<dyn Peer>> {
             path,
             name,
         }));
+    }
+    if let Some(c) = super::comgr::ComgrPeer::discover() {
+        peers.push(Box::new(c));
     }
     peers
 }
@@ -1163,6 +1448,55 @@ mod tests {
         let again = case_of(&c.id).expect("made again");
         assert_eq!(again.elf, c.elf);
         assert!(c.code_object_version >= 3);
+    }
+
+    #[test]
+    fn shrink_candidates_are_edited_cases_made_again_from_their_names() {
+        for e in [
+            Edit::DropKernel(3),
+            Edit::Code(0),
+            Edit::Args(1),
+            Edit::Optional(2),
+            Edit::Printf,
+        ] {
+            assert_eq!(Edit::parse(&e.token()), Some(e));
+        }
+        assert_eq!(Edit::parse("x1"), None);
+        // descriptors.gfx1010.1.0.0 has two kernels.
+        let name = "descriptors.gfx1010.1.0.0.hsaco";
+        let case = case_of(name).expect("case");
+        assert_eq!(case.object.kernels.len(), 2);
+        let c = shrink_object(&Input::File {
+            name: name.to_owned(),
+            bytes: case.elf.clone(),
+        });
+        let names: Vec<&str> = c
+            .iter()
+            .map(|i| match i {
+                Input::File { name, .. } => name.as_str(),
+                _ => "",
+            })
+            .collect();
+        assert_eq!(
+            names[..2],
+            [
+                "descriptors.gfx1010.1.0.0.d0.hsaco",
+                "descriptors.gfx1010.1.0.0.d1.hsaco"
+            ]
+        );
+        for i in &c {
+            let Input::File { name, bytes } = i else {
+                panic!("{i:?}")
+            };
+            let again = case_of(name).expect("made again");
+            assert_eq!(&again.elf, bytes, "{name}");
+            assert!(bytes.len() <= case.elf.len(), "{name}");
+        }
+        // One kernel left: no kernel is dropped any more, and an edit that
+        // changes nothing names no case.
+        let one = case_of("descriptors.gfx1010.1.0.0.d0.hsaco").expect("case");
+        assert_eq!(one.object.kernels.len(), 1);
+        assert!(case_of("descriptors.gfx1010.1.0.0.d0_d0.hsaco").is_none());
     }
 
     #[test]

@@ -22,7 +22,7 @@ use super::{Ctx, Difference, Input, Peer, PeerResult, Verdict, View};
 /// Comparison id: metadata notes as `llvm-readobj` prints them.
 pub const METADATA: &str = "metadata";
 
-const METADATA_ONLY: &[&str] = &[METADATA];
+const READOBJ_COMPARISONS: &[&str] = &[METADATA, super::mutants::MUTANTS];
 
 // ------------------------------------------------------------------- YAML
 
@@ -236,6 +236,7 @@ pub fn compare(input: &Input, view: &View) -> Verdict {
             message: format!("llvm-readobj fails on a valid object: {e}"),
             key: "metadata: llvm-readobj fails".to_owned(),
             tags: Vec::new(),
+            informational: false,
         });
     }
     let Some(yaml) = value.get("yaml") else {
@@ -260,6 +261,7 @@ pub fn compare(input: &Input, view: &View) -> Verdict {
             .collect::<Vec<_>>()
             .join("; "),
         tags: Vec::new(),
+        informational: false,
     })
 }
 
@@ -283,6 +285,41 @@ impl ReadobjPeer {
             path,
             name,
         }
+    }
+
+    /// For `mutants`: whether llvm-readobj complains about the object
+    /// (exit status, standard error, or a note it prints as unreadable).
+    fn judge(&self, ctx: &Ctx, bytes: &[u8]) -> PeerResult {
+        let f = scratch_file(ctx, "hsaco");
+        if let Err(e) = std::fs::write(&f, bytes) {
+            return PeerResult::NotComparable(format!("cannot write {}: {e}", f.display()));
+        }
+        let mut cmd = Command::new(&self.path);
+        cmd.arg("--notes").arg(&f);
+        let r = outcome(isolate::run_tool(cmd, b"", ctx.timeout), ctx.timeout);
+        let _ = std::fs::remove_file(&f);
+        let (ok, out, err) = match r {
+            Ok(x) => x,
+            Err(p) => return p,
+        };
+        // A metadata note llvm-readobj cannot decode is printed as raw
+        // description data instead of YAML: its way of refusing it.
+        let lines: Vec<&str> = out.lines().collect();
+        let raw_metadata = lines.windows(2).any(|w| {
+            w[0].contains("NT_AMDGPU_METADATA") && w[1].trim_start().starts_with("Description data")
+        });
+        let complaint = lines
+            .iter()
+            .find(|l| l.contains("Invalid AMDGPU Metadata") || l.contains("<corrupt"))
+            .map(|l| l.trim().to_owned())
+            .or_else(|| raw_metadata.then(|| "prints the metadata note as raw bytes".to_owned()));
+        PeerResult::View(View::Json {
+            value: json!({
+                "ok": ok,
+                "stderr": isolate::tail(&err, 4).join(" "),
+                "complaint": complaint,
+            }),
+        })
     }
 
     fn read(&self, ctx: &Ctx, bytes: &[u8]) -> PeerResult {
@@ -338,12 +375,12 @@ impl Peer for ReadobjPeer {
         self.path.display().to_string()
     }
     fn comparisons(&self) -> &[&'static str] {
-        METADATA_ONLY
+        READOBJ_COMPARISONS
     }
     fn supports(&self, _ctx: &Ctx, comparison: &str, _cpu: &str) -> Result<(), String> {
         // llvm-readobj prints notes whether or not its LLVM knows the
         // processor: no probe.
-        if comparison != METADATA {
+        if !READOBJ_COMPARISONS.contains(&comparison) {
             return Err(format!("{} does not take part in {comparison}", self.id));
         }
         Ok(())
@@ -351,13 +388,16 @@ impl Peer for ReadobjPeer {
     fn run(
         &self,
         ctx: &Ctx,
-        _comparison: &str,
+        comparison: &str,
         _cpu: &str,
         inputs: &[Input],
         each: &mut dyn FnMut(usize, PeerResult),
     ) {
         for (k, i) in inputs.iter().enumerate() {
             match i {
+                Input::File { bytes, .. } if comparison == super::mutants::MUTANTS => {
+                    each(k, self.judge(ctx, bytes))
+                }
                 Input::File { bytes, .. } => each(k, self.read(ctx, bytes)),
                 _ => each(
                     k,

@@ -10,19 +10,23 @@
 //!             "version": 19, "location": "/usr/lib/.../libLLVM.so.19.1"}],
 //!  "matrix": [{"comparison": "smem-disasm", "peer": "libllvm-19", "reference": false,
 //!              "compared": 40000, "same": 38812, "known": 1188, "different": 0,
-//!              "not_comparable": 0, "crashed": 0, "timed_out": 0,
+//!              "informational": 0, "not_comparable": 0, "crashed": 0, "timed_out": 0,
 //!              "seconds": 0.21, "per_second": 190476.2, "not_comparable_reasons": {}}],
 //!  "known": [{"id": "smem.misaligned-tuple", "count": 1021, "reason": "..."}],
 //!  "findings": [{"id": "...", "signature": {...}, "message": "...", ...}],
 //!  "skipped": [{"comparison": "smem-disasm", "target": "gfx700", "reason": "..."}],
 //!  "warnings": [],
 //!  "summary": {"units": 14, "resumed": 0, "compared": 280000, "same": 277000,
-//!              "known": 2990, "different": 0, "not_comparable": 10, "crashed": 0,
-//!              "timed_out": 0, "new_findings": 0, "seconds": 41.3, "exit": 0}}
+//!              "known": 2990, "different": 0, "informational": 0, "not_comparable": 10,
+//!              "crashed": 0, "timed_out": 0, "new_findings": 0,
+//!              "informational_findings": 0, "seconds": 41.3, "exit": 0}}
 //! ```
 //!
 //! `findings` holds the [`super::findings::Finding`] objects (`manifest.jsonl`
-//! has a one-line summary of each). Field names are stable.
+//! has a one-line summary of each), informational ones (a peer that reads
+//! an invalid object without complaint) with `"informational": true`; only
+//! the others count in `new_findings` and the exit status. Field names are
+//! stable.
 
 use std::fmt::Write as _;
 
@@ -43,9 +47,20 @@ pub fn totals(r: &RunResult) -> Counts {
     t
 }
 
-/// Exit status of a run: 0 no new finding, 1 new findings.
+/// Exit status of a run: 0 no new finding, 1 new findings (informational
+/// findings do not count).
 pub fn exit_code(r: &RunResult) -> u8 {
-    u8::from(!r.findings.is_empty())
+    u8::from(r.new_findings() > 0)
+}
+
+/// The new findings (informational ones left out).
+fn new_findings(r: &RunResult) -> impl Iterator<Item = &Finding> {
+    r.findings.iter().filter(|f| !f.informational)
+}
+
+/// The informational findings.
+fn informational(r: &RunResult) -> impl Iterator<Item = &Finding> {
+    r.findings.iter().filter(|f| f.informational)
 }
 
 fn cell_json(comparison: &str, peer: &str, reference: bool, c: &Counts) -> Value {
@@ -58,6 +73,7 @@ fn cell_json(comparison: &str, peer: &str, reference: bool, c: &Counts) -> Value
         "same": c.same,
         "known": c.known,
         "different": c.different,
+        "informational": c.informational,
         "not_comparable": c.not_comparable,
         "crashed": c.crashed,
         "timed_out": c.timed_out,
@@ -117,10 +133,12 @@ pub fn json(
             "same": t.same,
             "known": t.known,
             "different": t.different,
+            "informational": t.informational,
             "not_comparable": t.not_comparable,
             "crashed": t.crashed,
             "timed_out": t.timed_out,
-            "new_findings": r.findings.len(),
+            "new_findings": r.new_findings(),
+            "informational_findings": r.informational(),
             "seconds": (r.seconds * 1000.0).round() / 1000.0,
             "exit": exit_code(r),
         },
@@ -137,12 +155,13 @@ pub fn text(r: &RunResult, allowlist: &Allowlist) -> String {
         "same",
         "known",
         "different",
+        "info",
         "n/c",
         "crashed",
         "timed out",
         "per s",
     ];
-    let mut rows: Vec<[String; 10]> = Vec::new();
+    let mut rows: Vec<[String; 11]> = Vec::new();
     for ((c, p), k) in &r.cells {
         let peer = if r.references.get(c) == Some(p) {
             format!("{p} (reference)")
@@ -156,6 +175,7 @@ pub fn text(r: &RunResult, allowlist: &Allowlist) -> String {
             k.same.to_string(),
             k.known.to_string(),
             k.different.to_string(),
+            k.informational.to_string(),
             k.not_comparable.to_string(),
             k.crashed.to_string(),
             k.timed_out.to_string(),
@@ -170,12 +190,13 @@ pub fn text(r: &RunResult, allowlist: &Allowlist) -> String {
         t.same.to_string(),
         t.known.to_string(),
         t.different.to_string(),
+        t.informational.to_string(),
         t.not_comparable.to_string(),
         t.crashed.to_string(),
         t.timed_out.to_string(),
         String::new(),
     ]);
-    let mut w = [0usize; 10];
+    let mut w = [0usize; 11];
     for (k, h) in head.iter().enumerate() {
         w[k] = h.len();
     }
@@ -216,11 +237,21 @@ pub fn text(r: &RunResult, allowlist: &Allowlist) -> String {
             let _ = writeln!(s, "  {id}: {n}");
         }
     }
-    if r.findings.is_empty() {
+    if r.new_findings() == 0 {
         let _ = writeln!(s, "no new findings");
     } else {
-        let _ = writeln!(s, "{} new finding(s):", r.findings.len());
-        for f in &r.findings {
+        let _ = writeln!(s, "{} new finding(s):", r.new_findings());
+        for f in new_findings(r) {
+            finding_text(&mut s, f);
+        }
+    }
+    if r.informational() > 0 {
+        let _ = writeln!(
+            s,
+            "{} informational finding(s) (peers that read invalid objects without complaint; not new findings):",
+            r.informational()
+        );
+        for f in informational(r) {
             finding_text(&mut s, f);
         }
     }
@@ -229,11 +260,12 @@ pub fn text(r: &RunResult, allowlist: &Allowlist) -> String {
     }
     let _ = writeln!(
         s,
-        "summary: {} units ({} resumed), {} comparisons, {} new finding(s), {:.1} s",
+        "summary: {} units ({} resumed), {} comparisons, {} new finding(s), {} informational, {:.1} s",
         r.units,
         r.resumed,
         t.compared,
-        r.findings.len(),
+        r.new_findings(),
+        r.informational(),
         r.seconds
     );
     s
@@ -333,10 +365,18 @@ pub fn junit(command: &str, r: &RunResult) -> String {
     comparisons.dedup();
     let mut s = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     let failing = |c: &str, p: &str| -> Vec<&Finding> {
-        r.findings
-            .iter()
+        new_findings(r)
             .filter(|f| f.comparison == c && f.peers.contains(p))
             .collect()
+    };
+    // Informational findings: listed in the passing test case's output.
+    let info = |c: &str, p: &str| -> String {
+        let mut t = String::new();
+        for f in informational(r).filter(|f| f.comparison == c && f.peers.contains(p)) {
+            t.push_str("informational: ");
+            finding_text(&mut t, f);
+        }
+        t
     };
     let skipped = |k: &Counts| k.compared > 0 && k.not_comparable == k.compared;
     let (mut tests, mut failures, mut skips) = (0usize, 0usize, 0usize);
@@ -386,8 +426,16 @@ pub fn junit(command: &str, r: &RunResult) -> String {
             );
             let fs = failing(c, p);
             let summary = format!(
-                "compared {}, same {}, known {}, different {}, not comparable {}, crashed {}, timed out {}",
-                k.compared, k.same, k.known, k.different, k.not_comparable, k.crashed, k.timed_out
+                "compared {}, same {}, known {}, different {}, informational {}, not comparable {}, crashed {}, timed out {}\n{}",
+                k.compared,
+                k.same,
+                k.known,
+                k.different,
+                k.informational,
+                k.not_comparable,
+                k.crashed,
+                k.timed_out,
+                info(c, p)
             );
             if !fs.is_empty() {
                 let _ = writeln!(s, ">");
@@ -454,19 +502,16 @@ pre{{background:#f6f6f6;padding:.6em;overflow-x:auto}}\
     let _ = writeln!(
         s,
         "<p class=\"{}\">{} comparisons, {} new finding(s), {} units ({} resumed), {:.1} s.</p>",
-        if r.findings.is_empty() { "ok" } else { "bad" },
+        if r.new_findings() == 0 { "ok" } else { "bad" },
         t.compared,
-        r.findings.len(),
+        r.new_findings(),
         r.units,
         r.resumed,
         r.seconds
     );
-    s.push_str("<h2>Peers × comparisons</h2>\n<table><tr><th>comparison</th><th>peer</th><th>compared</th><th>same</th><th>known</th><th>different</th><th>not comparable</th><th>crashed</th><th>timed out</th><th>per second</th></tr>\n");
+    s.push_str("<h2>Peers × comparisons</h2>\n<table><tr><th>comparison</th><th>peer</th><th>compared</th><th>same</th><th>known</th><th>different</th><th>informational</th><th>not comparable</th><th>crashed</th><th>timed out</th><th>per second</th></tr>\n");
     for ((c, p), k) in &r.cells {
-        let bad = r
-            .findings
-            .iter()
-            .any(|f| f.comparison == *c && f.peers.contains(p));
+        let bad = new_findings(r).any(|f| f.comparison == *c && f.peers.contains(p));
         let class = if bad {
             " class=\"bad\""
         } else if k.compared > 0 && k.not_comparable == k.compared {
@@ -481,12 +526,13 @@ pre{{background:#f6f6f6;padding:.6em;overflow-x:auto}}\
         };
         let _ = writeln!(
             s,
-            "<tr{class}><td>{}</td><td>{peer}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\" title=\"{}\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{:.0}</td></tr>",
+            "<tr{class}><td>{}</td><td>{peer}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\" title=\"{}\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{:.0}</td></tr>",
             escape(c),
             k.compared,
             k.same,
             k.known,
             k.different,
+            k.informational,
             escape(&k.reasons.iter().map(|(w, n)| format!("{w} ({n})")).collect::<Vec<_>>().join("; ")),
             k.not_comparable,
             k.crashed,
@@ -513,8 +559,8 @@ pre{{background:#f6f6f6;padding:.6em;overflow-x:auto}}\
         }
         s.push_str("</table>\n");
     }
-    let _ = writeln!(s, "<h2>New findings ({})</h2>", r.findings.len());
-    for f in &r.findings {
+    let _ = writeln!(s, "<h2>New findings ({})</h2>", r.new_findings());
+    for f in new_findings(r) {
         let mut body = String::new();
         finding_text(&mut body, f);
         let _ = writeln!(
@@ -526,8 +572,27 @@ pre{{background:#f6f6f6;padding:.6em;overflow-x:auto}}\
             escape(&body)
         );
     }
-    if r.findings.is_empty() {
+    if r.new_findings() == 0 {
         s.push_str("<p class=\"ok\">None.</p>\n");
+    }
+    if r.informational() > 0 {
+        let _ = writeln!(
+            s,
+            "<h2>Informational ({})</h2>\n<p>Peers that read invalid objects without complaint (for vendors; not new findings).</p>",
+            r.informational()
+        );
+        for f in informational(r) {
+            let mut body = String::new();
+            finding_text(&mut body, f);
+            let _ = writeln!(
+                s,
+                "<details><summary><b>{}</b> [{}]: {}</summary><pre>{}</pre></details>",
+                escape(&f.id),
+                escape(&f.comparison),
+                escape(&f.message),
+                escape(&body)
+            );
+        }
     }
     for w in &r.warnings {
         let _ = writeln!(s, "<p class=\"bad\">warning: {}</p>", escape(w));

@@ -341,12 +341,14 @@ pub fn compare_word(gen: SmemGen, version: u32, word: u64, pieces: &[Piece]) -> 
                 message: word_message(gen, word, &e, pieces),
                 key: format!("known divergence {}", tags.join("+")),
                 tags,
+                informational: false,
             })
         }
         Outcome::Different => Verdict::Differs(Difference {
             message: word_message(gen, word, &e, pieces),
             key: word_key(gen, word, &e, pieces),
             tags: Vec::new(),
+            informational: false,
         }),
     }
 }
@@ -547,6 +549,7 @@ impl Comparison for SmemEncode {
                         format!("{shape}: other encoding of {} bytes", b.len())
                     },
                     tags: Vec::new(),
+                    informational: false,
                 })
             }
             Err(e) => Verdict::Differs(Difference {
@@ -556,6 +559,7 @@ impl Comparison for SmemEncode {
                 ),
                 key: format!("{shape}: rejected: {}", normalize_message(e)),
                 tags: Vec::new(),
+                informational: false,
             }),
         }
     }

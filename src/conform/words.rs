@@ -221,6 +221,7 @@ impl Comparison for WordsCmp {
                 ),
                 key,
                 tags: Vec::new(),
+                informational: false,
             }),
         }
     }

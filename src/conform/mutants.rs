@@ -1,0 +1,311 @@
+//! The `mutants` comparison: single-rule mutants of generated objects
+//! (`hsaco_gen::mutate`), each breaking one error rule of the oracle, given
+//! to the peers that read objects (`llvm-readobj --notes`, `llvm-objdump`
+//! on the descriptors, comgr). A peer that reads a mutant without
+//! complaint (no error, no warning, nothing refused) is not wrong by
+//! itself, but vendors want to know which invalid objects their tools let
+//! through: that is an *informational* difference ("peer X accepts
+//! objects breaking rule R"), deduplicated by peer, version and rule, and
+//! listed apart from the new findings; it never changes the exit status.
+//! A peer that complains agrees with the oracle (same). A peer that
+//! crashes or hangs on a mutant is an ordinary finding.
+//!
+//! Each peer only sees the mutants of the rules about what it reads (by
+//! rule id prefix: [`reads`]); the others count as not comparable without
+//! running the tool.
+//!
+//! Input names: `mutants.CPU.SEED.CHUNK.INDEX@RULE.hsaco` (the mutant is
+//! made again from the coordinates; the rule names what it breaks).
+
+use hsaco_gen::arbitrary::Unstructured;
+use hsaco_gen::mutate::{self, Mutator};
+use hsaco_gen::{Case, Config, Generator};
+use hsaco_oracle::targets::Target;
+use hsaco_oracle::Severity;
+use serde_json::Value;
+
+use super::{Comparison, Difference, Input, Peer, Verdict, View};
+
+/// Comparison id: which peers accept invalid objects without complaint.
+pub const MUTANTS: &str = "mutants";
+
+/// Mutants per unit of work.
+const PER_CHUNK: u64 = 4;
+/// Bytes of the seeded stream one mutant is drawn from.
+const CASE_BYTES: usize = 4096;
+
+/// The rule id prefixes a peer family reads: mutants of other rules are
+/// not comparable for it.
+pub fn reads(family: &str) -> &'static [&'static str] {
+    match family {
+        "llvm-readobj" => &["elf.", "note.", "metadata."],
+        "llvm-objdump" => &["elf.", "kd.", "symbol."],
+        "comgr" => &["elf.", "note.", "metadata.", "symbol."],
+        _ => &[],
+    }
+}
+
+/// Mutators of error rules some peer reads, in catalogue order.
+fn useful_mutators() -> Vec<&'static Mutator> {
+    let all: Vec<&str> = ["llvm-readobj", "llvm-objdump", "comgr"]
+        .iter()
+        .flat_map(|f| reads(f).iter().copied())
+        .collect();
+    mutate::mutators()
+        .iter()
+        .filter(|m| all.iter().any(|p| m.rule.starts_with(p)))
+        .filter(|m| {
+            hsaco_oracle::rules::find(m.rule).is_some_and(|r| r.severity == Severity::Error)
+        })
+        .collect()
+}
+
+fn mix(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+fn name_hash(s: &str) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in s.bytes() {
+        h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+fn stream(seed: u64, len: usize) -> Vec<u8> {
+    let mut x = seed;
+    let mut out = Vec::with_capacity(len + 8);
+    while out.len() < len {
+        x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        out.extend_from_slice(&mix(x).to_le_bytes());
+    }
+    out.truncate(len);
+    out
+}
+
+/// The mutant at these coordinates: a valid base case, then a drawn
+/// mutator among those of error rules some peer reads ([`reads`]) that
+/// applies to it (the next ones in order when it does not).
+pub fn mutant(target: &Target, seed: u64, chunk: u64, index: u64) -> Option<Case> {
+    let cfg = Config {
+        targets: vec![target.name.to_owned()],
+        ..Config::default()
+    };
+    let gen = Generator::new(&cfg);
+    let ms = useful_mutators();
+    if ms.is_empty() {
+        return None;
+    }
+    // A few bases: some mutators need two kernels or an argument.
+    for attempt in 0..4u64 {
+        let s = mix(seed ^ mix(name_hash(MUTANTS) ^ mix(name_hash(target.name))))
+            ^ mix(chunk.wrapping_mul(PER_CHUNK).wrapping_add(index))
+            ^ attempt.wrapping_mul(0x5851_f42d_4c95_7f2d);
+        let bytes = stream(s, CASE_BYTES);
+        let mut u = Unstructured::new(&bytes);
+        let Ok(base) = gen.valid_case(&mut u, String::new()) else {
+            continue;
+        };
+        let start = u.choose_index(ms.len()).unwrap_or(0);
+        for k in 0..ms.len() {
+            let m = ms[(start + k) % ms.len()];
+            if let Some(c) = m.apply(&base, &mut u) {
+                return Some(c);
+            }
+        }
+    }
+    None
+}
+
+/// `mutants.CPU.SEED.CHUNK.INDEX@RULE.hsaco`.
+pub fn mutant_name(cpu: &str, seed: u64, chunk: u64, index: u64, rule: &str) -> String {
+    format!("{MUTANTS}.{cpu}.{seed}.{chunk}.{index}@{rule}.hsaco")
+}
+
+/// The rule a mutant's name says it breaks.
+pub fn rule_of(name: &str) -> Option<&str> {
+    name.strip_suffix(".hsaco")?.split_once('@').map(|x| x.1)
+}
+
+/// The `mutants` comparison.
+pub struct MutantsCmp {
+    seed: u64,
+    objects: u64,
+}
+
+impl MutantsCmp {
+    /// `objects` mutants per processor.
+    pub fn new(seed: u64, objects: u64) -> Self {
+        Self { seed, objects }
+    }
+}
+
+/// What the peer complained about, from its view of a mutant; `None` when
+/// it read the object without complaint.
+pub fn complaint(family: &str, value: &Value) -> Option<String> {
+    if family == "comgr" {
+        return super::comgr::complaint(value);
+    }
+    // llvm-readobj and llvm-objdump: their exit status, their standard
+    // error, and what they print in place of what they could not read.
+    if value.get("ok").and_then(Value::as_bool) == Some(false) {
+        return Some("exits with a failure status".to_owned());
+    }
+    if let Some(e) = value
+        .get("stderr")
+        .and_then(Value::as_str)
+        .filter(|e| !e.trim().is_empty())
+    {
+        return Some(e.to_owned());
+    }
+    value
+        .get("complaint")
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+}
+
+impl Comparison for MutantsCmp {
+    fn id(&self) -> &'static str {
+        MUTANTS
+    }
+
+    fn description(&self) -> &'static str {
+        "single-rule mutants: which peers read an invalid object without complaint (informational)"
+    }
+
+    fn applies(&self, _target: &Target) -> Result<(), String> {
+        Ok(())
+    }
+
+    fn chunks(&self, _target: &Target) -> u64 {
+        self.objects.div_ceil(PER_CHUNK)
+    }
+
+    fn inputs(&self, target: &Target, chunk: u64) -> Vec<Input> {
+        let first = chunk.saturating_mul(PER_CHUNK);
+        let n = self.objects.saturating_sub(first).min(PER_CHUNK);
+        (0..n)
+            .filter_map(|i| {
+                let c = mutant(target, self.seed, chunk, i)?;
+                let rule = c.expect.as_str();
+                Some(Input::File {
+                    name: mutant_name(target.name, self.seed, chunk, i, rule),
+                    bytes: c.elf,
+                })
+            })
+            .collect()
+    }
+
+    fn origin(&self, target: &Target, chunk: u64, index: usize) -> String {
+        format!(
+            "mutant {} of {} (chunk {chunk}, seed {})",
+            index, target.name, self.seed
+        )
+    }
+
+    fn render(&self, peer: &dyn Peer, _target: &Target, input: &Input) -> Result<Input, String> {
+        let Input::File { name, .. } = input else {
+            return Err("mutants are code objects".to_owned());
+        };
+        let rule = rule_of(name).unwrap_or("");
+        if !reads(peer.family()).iter().any(|p| rule.starts_with(p)) {
+            return Err(format!(
+                "the mutant breaks a rule about what {} does not read",
+                peer.family()
+            ));
+        }
+        Ok(input.clone())
+    }
+
+    fn compare(
+        &self,
+        peer: &dyn Peer,
+        _target: &Target,
+        input: &Input,
+        view: &View,
+        _reference: Option<&View>,
+    ) -> Verdict {
+        let (Input::File { name, .. }, View::Json { value }) = (input, view) else {
+            return Verdict::NotComparable("not an object and a structured view".to_owned());
+        };
+        let rule = rule_of(name).unwrap_or("?");
+        if complaint(peer.family(), value).is_some() {
+            return Verdict::Same;
+        }
+        Verdict::Differs(Difference {
+            message: format!(
+                "{} reads {name} without complaint, though it breaks {rule}",
+                peer.id()
+            ),
+            key: format!("mutants: {} accepts objects breaking {rule}", peer.id()),
+            tags: vec![format!("accepts:{rule}")],
+            informational: true,
+        })
+    }
+
+    fn shrink(&self, _input: &Input) -> Vec<Input> {
+        // A mutant is one rule broken on a small object; the mutation is
+        // drawn, so a smaller base would not carry the same break.
+        Vec::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hsaco_oracle::check::check_object;
+
+    #[test]
+    fn mutants_break_their_rule_and_name_it() {
+        let t = hsaco_oracle::targets::by_name("gfx90a").expect("gfx90a");
+        let cmp = MutantsCmp::new(3, 8);
+        let inputs: Vec<Input> = (0..cmp.chunks(t)).flat_map(|c| cmp.inputs(t, c)).collect();
+        assert_eq!(inputs.len(), 8);
+        for i in &inputs {
+            let Input::File { name, bytes } = i else {
+                panic!("{i:?}")
+            };
+            let rule = rule_of(name).expect("rule in the name");
+            let report = check_object(bytes);
+            assert!(
+                report.violations.iter().any(|v| v.rule.id == rule),
+                "{name}: {:?}",
+                report.violations
+            );
+        }
+        // The same coordinates make the same mutant.
+        assert_eq!(
+            inputs,
+            cmp.inputs(t, 0)
+                .into_iter()
+                .chain(cmp.inputs(t, 1))
+                .collect::<Vec<_>>()
+        );
+    }
+
+    #[test]
+    fn complaints() {
+        assert!(complaint(
+            "llvm-readobj",
+            &serde_json::json!({"ok": true, "stderr": ""})
+        )
+        .is_none());
+        assert!(complaint(
+            "llvm-readobj",
+            &serde_json::json!({"ok": false, "stderr": ""})
+        )
+        .is_some());
+        assert!(complaint(
+            "llvm-objdump",
+            &serde_json::json!({"ok": true, "stderr": "warning: x"})
+        )
+        .is_some());
+        assert!(complaint(
+            "llvm-objdump",
+            &serde_json::json!({"ok": true, "stderr": "", "complaint": "error decoding"})
+        )
+        .is_some());
+    }
+}
