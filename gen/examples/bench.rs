@@ -2,9 +2,10 @@
 //! assembler text) per second on one core, with the default configuration
 //! and with the ELF alone (no assembler text).
 //!
-//! `cargo run --release -p hsaco-gen --example bench [COUNT] [PHASE]`
-//! (default 100000 objects, every phase; PHASE `model`, `elf` or `asm`
-//! runs that one alone, for profiling). The target is at least 50
+//! `cargo run --release -p hsaco-gen --example bench [COUNT] [PHASE]
+//! [VERSIONS]` (default 100000 objects, every phase, the default mix of
+//! code object versions; PHASE `model`, `elf`, `asm` or `all`; VERSIONS
+//! e.g. `2` or `3,4,5,6`). The target is at least 50
 //! thousand code objects (model and ELF bytes) per second.
 
 use hsaco_gen::arbitrary::Unstructured;
@@ -39,8 +40,13 @@ fn main() {
         .and_then(|a| a.parse().ok())
         .unwrap_or(100_000);
     let phase = std::env::args().nth(2);
-    let runs = |p: &str| phase.as_deref().is_none_or(|q| q == p);
-    let cfg = Config::default();
+    let runs = |p: &str| phase.as_deref().is_none_or(|q| q == p || q == "all");
+    // Optional third argument: code object versions, e.g. `2` or `3,4,5,6`.
+    let mut cfg = Config::default();
+    if let Some(v) = std::env::args().nth(3) {
+        cfg.set("code_object_versions", &v)
+            .unwrap_or_else(|e| panic!("versions {v}: {e}"));
+    }
     let gen = Generator::new(&cfg);
     // The input bytes are made before timing (as in smem_bench): the
     // rate is the generators', not the random stream's. Case I reads the

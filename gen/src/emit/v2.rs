@@ -871,6 +871,22 @@ fn scalar(out: &mut String, s: &str) {
     }
 }
 
+/// Appends `v` in decimal (without `fmt`, which costs several times more
+/// per number here).
+fn push_u64(out: &mut String, mut v: u64) {
+    let mut buf = [0u8; 20];
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    out.extend(buf[i..].iter().map(|&d| char::from(d)));
+}
+
 fn indent(out: &mut String, n: usize) {
     const SPACES: &str = "                                                                ";
     let mut n = n;
@@ -892,9 +908,7 @@ fn is_block(y: &Yaml) -> bool {
 fn inline(out: &mut String, y: &Yaml) {
     match y {
         Yaml::Str(s) => scalar(out, s),
-        Yaml::UInt(v) => {
-            let _ = write!(out, "{v}");
-        }
+        Yaml::UInt(v) => push_u64(out, *v),
         Yaml::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
         Yaml::Raw(r) => out.push_str(r),
         Yaml::Flow(v) => {
@@ -906,7 +920,7 @@ fn inline(out: &mut String, y: &Yaml) {
                     if i > 0 {
                         out.push_str(", ");
                     }
-                    let _ = write!(out, "{x}");
+                    push_u64(out, *x);
                 }
                 out.push_str(" ]");
             }
@@ -968,7 +982,8 @@ impl Yaml {
     /// block mapping (keys padded to 16 columns, strings quoted as
     /// `needsQuotes` says, integer lists in flow style), `...`.
     pub fn to_text(&self) -> String {
-        let mut out = String::with_capacity(2048);
+        // Room for most documents: growing copies the text.
+        let mut out = String::with_capacity(8192);
         out.push_str("---\n");
         match self {
             Yaml::Map(m) if !m.is_empty() => map_entries(&mut out, m, 0, false),
