@@ -947,26 +947,41 @@ pub fn run(
 
 /// Why [`known_llvm_crash`] words crash LLVM, in one line.
 pub const KNOWN_CRASH: &str =
-    "known crash: GFX8-GFX10 VOP2 SDWA word with a DST_SEL/SRC0_SEL/SRC1_SEL of 7";
+    "known crash: GFX8-GFX10 VOP1/VOP2/VOPC SDWA word with an SDWA selector of 7";
 
-/// True for words LLVM 14 and 19 crash on (SIGSEGV while printing): on
-/// GFX8 to GFX10, a VOP2 word (bit 31 clear, not VOPC or VOP1) in SDWA
-/// form (SRC0 = 0xF9) whose DST_SEL, SRC0_SEL or SRC1_SEL (bits 42:40,
-/// 50:48, 58:56) is 7, a value SDWA leaves undefined. Checked with
-/// `llvm-mc-19` and `llvm-mc-14 --disassemble`: `0xf9 0x06 0x02 0x02 0x02
-/// 0x07 0x06 0x06` crashes both on gfx803, gfx900, gfx1010 and gfx1030
-/// (`0x06` in place of `0x07` prints `v_add_f32_sdwa` or
-/// `v_cndmask_b32_sdwa`). These are not SMEM words; in-process runs skip
-/// them so that LLVM's crash does not take the process down, and
-/// `smem diff` workers report them as known crashes.
+/// True for words LLVM 14 and 19 crash on (SIGSEGV while printing an SDWA
+/// selector of 7, a value SDWA leaves undefined): on GFX8 to GFX10, a word
+/// in SDWA form (SRC0 = 0xF9) that is
+/// - VOP2 (bit 31 clear, bits 31:25 not 0x3E or 0x3F) with DST_SEL,
+///   SRC0_SEL or SRC1_SEL (bits 42:40, 50:48, 58:56) = 7;
+/// - VOP1 (bits 31:25 = 0x3F) with DST_SEL or SRC0_SEL = 7 (LLVM rejects a
+///   SRC1_SEL of 7 instead);
+/// - VOPC (bits 31:25 = 0x3E) with SRC0_SEL or SRC1_SEL = 7 (bits 42:40
+///   belong to SDST there).
+///
+/// Checked with `llvm-mc-19` and `llvm-mc-14 --disassemble` on gfx803,
+/// gfx900, gfx1010 and gfx1030, e.g. `0xf9 0x06 0x02 0x02 0x02 0x07 0x06
+/// 0x06` (VOP2), `0xf9 0x02 0x00 0x7e 0x00 0x07 0x06 0x00` (VOP1), `0xf9
+/// 0x00 0x84 0x7c 0x00 0x00 0x07 0x06` (VOPC); reproducers in
+/// `corpus/regressions/libllvm_disasm/`. The fields are not checked
+/// further, so words LLVM rejects before printing (an opcode the processor
+/// lacks) may match too: skipping them loses nothing. These are not SMEM
+/// words;
+/// in-process runs skip them so that LLVM's crash does not take the
+/// process down, and `smem diff` workers report them as known crashes.
 pub fn known_llvm_crash(gen: SmemGen, word: u64) -> bool {
-    let top7 = (word >> 25) & 0x7f;
-    matches!(
+    if !matches!(
         gen,
         SmemGen::Gfx8 | SmemGen::Gfx9 | SmemGen::Gfx10_1 | SmemGen::Gfx10_3
-    ) && word & (1 << 31) == 0
-        && top7 != 0x3e
-        && top7 != 0x3f
-        && word & 0x1ff == 0xf9
-        && [40u32, 48, 56].iter().any(|&b| (word >> b) & 7 == 7)
+    ) || word & (1 << 31) != 0
+        || word & 0x1ff != 0xf9
+    {
+        return false;
+    }
+    let fields: &[u32] = match (word >> 25) & 0x7f {
+        0x3f => &[40, 48],
+        0x3e => &[48, 56],
+        _ => &[40, 48, 56],
+    };
+    fields.iter().any(|&b| (word >> b) & 7 == 7)
 }

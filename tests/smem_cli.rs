@@ -217,7 +217,7 @@ fn diff_survives_a_crash_inside_llvm() {
     assert_eq!(o.status.code(), Some(0), "{out}{}", stderr(&o));
     assert!(
         out.contains(
-            "LLVM crashed (SIGSEGV (11)) on word 69 0xe0073c40042658f9 (0xf9 0x58 0x26 0x04 0x40 0x3c 0x07 0xe0): known crash: GFX8-GFX10 VOP2 SDWA"
+            "LLVM crashed (SIGSEGV (11)) on word 69 0xe0073c40042658f9 (0xf9 0x58 0x26 0x04 0x40 0x3c 0x07 0xe0): known crash: GFX8-GFX10 VOP1/VOP2/VOPC SDWA"
         ),
         "{out}"
     );

@@ -377,3 +377,83 @@ fn binding_discovers_and_refuses_what_would_abort() {
         0x0606_0702_0202_06f9
     ));
 }
+
+/// `smem_diff::known_llvm_crash` against `llvm-mc --disassemble` of LLVM 19
+/// and 14: SDWA words of VOP1, VOP2 and VOPC with a selector of 7 in each
+/// selector field, and the same words with 6, on a GFX8, a GFX9 and a GFX10
+/// processor; the predicate says "crash" exactly when llvm-mc dies by a
+/// signal, and never on GFX11 (LLVM 19 only: LLVM 14 has no gfx1100).
+#[test]
+fn known_llvm_crash_matches_llvm_mc() {
+    use std::os::unix::process::ExitStatusExt;
+    use std::process::{Command, Stdio};
+    let tools: Vec<_> = ["llvm-mc-19", "llvm-mc-14"]
+        .iter()
+        .filter_map(|t| support::require_tool(t))
+        .collect();
+    if tools.is_empty() {
+        return;
+    }
+    // Words LLVM decodes (bits 31:25, an opcode, SRC0 = 0xF9) with every
+    // selector 6 (WORD_1, valid); v_cmp_eq_f32 is VOPC opcode 0x42 on GFX8
+    // and GFX9 but 0x02 on GFX10.
+    let bases = |cpu: &str| -> [(&str, u64); 3] {
+        let vopc = if cpu.starts_with("gfx10") {
+            0x0606_0000_7c04_00f9
+        } else {
+            0x0606_0000_7c84_00f9
+        };
+        [
+            ("vop1 v_mov_b32", 0x0006_0600_7e00_02f9),
+            ("vop2 opcode 1", 0x0606_0602_0202_06f9),
+            ("vopc v_cmp_eq_f32", vopc),
+        ]
+    };
+    let mut crashes = 0;
+    for tool in &tools {
+        // LLVM 14 does not know gfx1100 (it aborts on any input).
+        let cpus: &[&str] = if tool.ends_with("llvm-mc-14") {
+            &["gfx803", "gfx900", "gfx1030"]
+        } else {
+            &["gfx803", "gfx900", "gfx1030", "gfx1100"]
+        };
+        for &cpu in cpus {
+            let gen = SmemGen::for_target(by_name(cpu).unwrap()).unwrap();
+            for (what, base) in bases(cpu) {
+                for shift in [40u32, 48, 56] {
+                    for sel in [6u64, 7] {
+                        let w = (base & !(7 << shift)) | (sel << shift);
+                        let text: Vec<String> = w
+                            .to_le_bytes()
+                            .iter()
+                            .map(|b| format!("{b:#04x}"))
+                            .collect();
+                        let mut child = Command::new(tool)
+                            .args(["-triple=amdgcn-amd-amdhsa", &format!("-mcpu={cpu}")])
+                            .arg("--disassemble")
+                            .stdin(Stdio::piped())
+                            .stdout(Stdio::null())
+                            .stderr(Stdio::null())
+                            .spawn()
+                            .expect("run llvm-mc");
+                        {
+                            use std::io::Write;
+                            let mut stdin = child.stdin.take().unwrap();
+                            writeln!(stdin, "{}", text.join(" ")).unwrap();
+                        }
+                        let status = child.wait().unwrap();
+                        let crashed = status.signal().is_some();
+                        crashes += u32::from(crashed);
+                        assert_eq!(
+                            crashed,
+                            smem_diff::known_llvm_crash(gen, w),
+                            "{} {cpu} {what} bits {shift}+ = {sel}: {w:#018x}",
+                            tool.display()
+                        );
+                    }
+                }
+            }
+        }
+    }
+    assert!(crashes > 0);
+}
