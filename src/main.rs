@@ -136,14 +136,17 @@ enum Command {
         /// The library.
         path: PathBuf,
     },
-    /// Compare the oracle with its peers (every LLVM on this machine):
-    /// SMEM words against libLLVM and llvm-mc's disassemblers, encodings
-    /// against llvm-mc's assembler; crashes and hangs survive as findings.
+    /// Compare the oracle with its peers (every LLVM and ROCm comgr on this
+    /// machine): SMEM words against libLLVM and llvm-mc's disassemblers,
+    /// encodings against llvm-mc's assembler, generated code objects'
+    /// descriptors, metadata and rebuilds against llvm-objdump,
+    /// llvm-readobj, comgr, llvm-mc and ld.lld, and which peers accept
+    /// invalid objects; crashes and hangs survive as findings.
     ///
     /// With no options, runs a default batch of about a minute on 2 cores
     /// with whatever peers are present and prints the peer x comparison
-    /// table. Exit status: 0 no new finding, 1 new findings, 2 could not
-    /// run.
+    /// table. Exit status: 0 no new finding (informational findings do not
+    /// count), 1 new findings, 2 could not run.
     #[command(after_long_help = conform_cmd::CONFORM_HELP)]
     Conform(conform_cmd::ConformArgs),
     /// Compare given inputs with the oracle and the peers (`diff words
