@@ -47,7 +47,11 @@ every peer found on this machine (--peers):
   descriptors  generated code objects (V3+), each kernel descriptor
                decoded by llvm-objdump-NN -D --disassemble-symbols=K.kd
                (every version that knows the processor) against the
-               oracle's decode, field by field.
+               oracle's decode, field by field; and (peer
+               llvm-objdump-NN+llvm-mc-NN) the printed .amdhsa_kernel
+               blocks assembled again by llvm-mc-NN, whose K.kd bytes must
+               equal the original descriptor (LLVM's known round-trip
+               limits count as known).
   metadata     generated code objects (V3+), the metadata note printed by
                llvm-readobj-NN --notes against the oracle's metadata model,
                key by key (top level, kernels, arguments).

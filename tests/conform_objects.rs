@@ -486,3 +486,148 @@ fn object_findings_are_reduced_on_the_generator_model() {
     assert!(stdout.contains(".amdhsa_next_free_vgpr 8"), "{stdout}");
     assert!(stdout.contains(".amdhsa_wavefront_size32 0"), "{stdout}");
 }
+
+#[test]
+fn reassembled_descriptors_give_the_original_bytes_up_to_known_llvm_limits() {
+    if tools().is_none() {
+        return;
+    }
+    let d = tempfile::tempdir().expect("tmp");
+    let jp = d.path().join("o.json");
+    let peers = ["llvm-objdump-19+llvm-mc-19", "llvm-objdump-14+llvm-mc-14"];
+    let (code, text, j) = conform(
+        &[
+            "--kinds",
+            "descriptors",
+            "--targets",
+            "gfx803,gfx900,gfx90a,gfx1030,gfx1100",
+            "--objects",
+            "12",
+            "--peers",
+            &peers.join(","),
+        ],
+        &jp,
+    );
+    assert_eq!(code, Some(0), "{text}");
+    assert_eq!(j["findings"].as_array().map(Vec::len), Some(0), "{text}");
+    let mut known = 0;
+    for peer in peers {
+        let c = cell(&j, "descriptors", peer);
+        // 5 processors × 12 objects, each disassembled and reassembled.
+        assert_eq!(u(&c["compared"]), 60, "{c}");
+        assert_eq!(
+            (u(&c["different"]), u(&c["crashed"]), u(&c["timed_out"])),
+            (0, 0, 0),
+            "{c}"
+        );
+        assert_eq!(
+            u(&c["same"]) + u(&c["known"]) + u(&c["not_comparable"]),
+            60,
+            "{c}"
+        );
+        known += u(&c["known"]);
+    }
+    // Objects whose every printed descriptor reassembled to its own bytes.
+    let c = cell(&j, "descriptors", "llvm-objdump-19+llvm-mc-19");
+    assert!(u(&c["same"]) >= 10, "{c}");
+    // llvm-mc-19 aborts on code object V3, so those are not comparable.
+    assert!(
+        c["not_comparable_reasons"]["LLVM 19 cannot assemble code object V3"].is_u64(),
+        "{c}"
+    );
+    let c = cell(&j, "descriptors", "llvm-objdump-14+llvm-mc-14");
+    assert!(u(&c["same"]) >= 1, "{c}");
+    assert_eq!(
+        u(&c["not_comparable_reasons"]["LLVM 14 does not know gfx1100"]),
+        12,
+        "{c}"
+    );
+    // Every known difference is explained by reviewed reassembly entries
+    // only (a difference with several tags counts for each entry).
+    let (mut ours, mut others) = (0, 0);
+    for k in j["known"].as_array().expect("known") {
+        if k["id"]
+            .as_str()
+            .is_some_and(|i| i.starts_with("reassembly."))
+        {
+            ours += u(&k["count"]);
+        } else {
+            others += u(&k["count"]);
+        }
+    }
+    assert_eq!(others, 0, "{}", j["known"]);
+    assert!(known > 0 && ours >= known, "{known} {}", j["known"]);
+}
+
+#[test]
+fn a_reassembly_difference_is_a_finding_shown_by_llvm_alone() {
+    if tools().is_none() {
+        return;
+    }
+    // Without the allowlist, the first gfx1100 objects of seed 1 lose
+    // USER_SGPR_COUNT or the comment-only INST_PREF_SIZE on the way
+    // through llvm-objdump-19 and llvm-mc-19.
+    let d = tempfile::tempdir().expect("tmp");
+    let (jp, out) = (d.path().join("o.json"), d.path().join("found"));
+    let (code, text, j) = conform(
+        &[
+            "--kinds",
+            "descriptors",
+            "--targets",
+            "gfx1100",
+            "--peers",
+            "llvm-objdump-19+llvm-mc-19",
+            "--no-allowlist",
+            "--no-reduce",
+            "--out",
+            out.to_str().expect("UTF-8"),
+        ],
+        &jp,
+    );
+    assert_eq!(code, Some(1), "{text}");
+    let f = &j["findings"][0];
+    assert_eq!(f["comparison"], "descriptors", "{f}");
+    let key = f["signature"]["key"].as_str().expect("key");
+    assert!(key.starts_with("descriptors: reassembly changes "), "{f}");
+    let message = f["message"].as_str().expect("message");
+    assert!(
+        message.contains("original") && message.contains("reassembled"),
+        "{f}"
+    );
+    // The script runs llvm-objdump, llvm-mc and llvm-objdump -s alone.
+    let dir = out.join(f["dir"].as_str().expect("finding folder"));
+    let o = Command::new("sh")
+        .arg("input.txt")
+        .current_dir(&dir)
+        .output()
+        .expect("sh");
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        o.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(
+        stdout.contains("== original") && stdout.contains("== reassembled"),
+        "{stdout}"
+    );
+    assert_eq!(
+        stdout.matches("Contents of section .rodata:").count(),
+        2,
+        "{stdout}"
+    );
+    let source = std::fs::read_dir(&dir)
+        .expect("folder")
+        .filter_map(|e| e.ok())
+        .find(|e| e.file_name().to_string_lossy().ends_with(".hsaco.s"))
+        .expect("the reassembled source");
+    let s = std::fs::read_to_string(source.path()).expect("source");
+    assert!(
+        s.starts_with(".amdgcn_target \"amdgcn-amd-amdhsa--gfx1100\"\n"),
+        "{s}"
+    );
+    assert!(
+        s.contains("\n.amdhsa_kernel ") && s.contains(".end_amdhsa_kernel"),
+        "{s}"
+    );
+}
