@@ -18,15 +18,17 @@ What is looked for:
                 hsa_iterate_agents; 30 s timeout): without a GPU driver
                 (/dev/kfd) it is listed as broken with hsa_init's status
 
-What each can compare with the oracle:
-  smem_in_process  SMEM words, in-process (libLLVM disassembler)
-  smem_llvm_mc     SMEM words via llvm-mc --disassemble
-  encodings        encodings via llvm-mc -show-encoding
-  descriptors      kernel descriptors via llvm-objdump
-  metadata_notes   metadata via llvm-readobj --notes
-  comgr_metadata   metadata, ISA name and symbols via comgr
-  rebuild          rebuild from assembler text via llvm-mc + ld.lld
-  gpu_replay       GPU replay via the HSA runtime
+What each can compare with the oracle (conform's comparison ids, for
+`conform --kinds`):
+  smem-disasm     SMEM words via libLLVM (in process) or llvm-mc --disassemble
+  smem-encode     SMEM encodings via llvm-mc -show-encoding
+  rebuild         objects rebuilt from assembler text via llvm-mc + ld.lld
+  descriptors     kernel descriptors via llvm-objdump, reassembled by llvm-mc
+  metadata        metadata via llvm-readobj --notes
+  comgr-metadata  metadata, ISA name and symbols via comgr
+  mutants         which invalid objects the tool reads without complaint
+The HSA runtime compares nothing yet (hardware replay is not built): it is
+listed with its status.
 
 Exit status: 0 (the list was printed, whatever it holds), 2 could not run.
 
@@ -127,20 +129,11 @@ pub fn text(d: &Discovery) -> String {
             out.push_str("  (not found)\n");
         }
     }
-    let usable: Vec<&str> = [
-        Capability::SmemInProcess,
-        Capability::SmemLlvmMc,
-        Capability::Encodings,
-        Capability::Descriptors,
-        Capability::MetadataNotes,
-        Capability::ComgrMetadata,
-        Capability::Rebuild,
-        Capability::GpuReplay,
-    ]
-    .into_iter()
-    .filter(|c| d.peers.iter().any(|p| p.compares.contains(c)))
-    .map(Capability::name)
-    .collect();
+    let usable: Vec<&str> = Capability::ALL
+        .into_iter()
+        .filter(|c| d.peers.iter().any(|p| p.compares.contains(c)))
+        .map(Capability::name)
+        .collect();
     out.push_str(&format!(
         "\n{} peers, {} usable; comparisons available: {}\n",
         d.peers.len(),

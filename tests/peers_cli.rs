@@ -159,9 +159,9 @@ fn tools_match_the_disk() {
         assert_eq!(p["llvm_major"].as_u64(), Some(major), "{}", path.display());
         assert_eq!(p["status"], "usable", "{p}");
         let want: &[&str] = match name {
-            "llvm-mc" => &["smem_llvm_mc", "encodings", "rebuild"],
-            "llvm-objdump" => &["descriptors"],
-            "llvm-readobj" => &["metadata_notes"],
+            "llvm-mc" => &["smem-disasm", "smem-encode", "rebuild", "descriptors"],
+            "llvm-objdump" => &["descriptors", "mutants"],
+            "llvm-readobj" => &["metadata", "mutants"],
             "ld.lld" => &["rebuild"],
             other => panic!("unexpected tool {other}"),
         };
@@ -213,7 +213,7 @@ fn libraries_comgr_and_hsa() {
             let path = PathBuf::from(p["path"].as_str().expect("path"));
             assert_eq!(canon(&path), canon(&lib));
             assert_eq!(p["status"], "usable", "{p}");
-            assert_eq!(p["compares"], serde_json::json!(["smem_in_process"]));
+            assert_eq!(p["compares"], serde_json::json!(["smem-disasm"]));
         }
     }
     // comgr: interface 2.x, usable.
@@ -227,7 +227,10 @@ fn libraries_comgr_and_hsa() {
         let v = c[0]["version"].as_str().expect("version");
         assert!(v.starts_with("2."), "{v}");
         assert_eq!(c[0]["status"], "usable", "{}", c[0]);
-        assert_eq!(c[0]["compares"], serde_json::json!(["comgr_metadata"]));
+        assert_eq!(
+            c[0]["compares"],
+            serde_json::json!(["comgr-metadata", "mutants"])
+        );
     }
     // HSA runtime: listed with a status; its version is the real file's.
     if let Some(lib) = require_lib("libhsa-runtime64.so.1") {
@@ -292,14 +295,13 @@ fn text_table_and_help() {
         .expect("run");
     let help = String::from_utf8_lossy(&help.stdout);
     for cap in [
-        "smem_in_process",
-        "smem_llvm_mc",
-        "encodings",
-        "descriptors",
-        "metadata_notes",
-        "comgr_metadata",
+        "smem-disasm",
+        "smem-encode",
         "rebuild",
-        "gpu_replay",
+        "descriptors",
+        "metadata",
+        "comgr-metadata",
+        "mutants",
     ] {
         assert!(help.contains(cap), "{cap} missing from --help");
     }

@@ -38,54 +38,72 @@ pub const HSA_TIMEOUT: Duration = Duration::from_secs(30);
 /// File name of the HSA runtime.
 pub const HSA_LIBRARY: &str = "libhsa-runtime64.so.1";
 
-/// Something a peer can be compared with the oracle on.
+/// A `conform` comparison a peer takes part in (the ids `conform --kinds`
+/// takes).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "snake_case")]
 pub enum Capability {
-    /// SMEM words decoded in-process by libLLVM's disassembler.
-    SmemInProcess,
-    /// SMEM words decoded by `llvm-mc --disassemble`.
-    SmemLlvmMc,
-    /// Instruction encodings from `llvm-mc -show-encoding`.
-    Encodings,
-    /// Kernel descriptors decoded by `llvm-objdump`.
-    Descriptors,
-    /// Metadata notes printed by `llvm-readobj --notes`.
-    MetadataNotes,
-    /// Metadata, ISA name and symbols read by comgr.
-    ComgrMetadata,
-    /// Objects rebuilt from assembler text by `llvm-mc` and `ld.lld`.
+    /// `smem-disasm`: SMEM words decoded by libLLVM's disassembler (in
+    /// process) or `llvm-mc --disassemble`.
+    #[serde(rename = "smem-disasm")]
+    SmemDisasm,
+    /// `smem-encode`: SMEM encodings from `llvm-mc -show-encoding`.
+    #[serde(rename = "smem-encode")]
+    SmemEncode,
+    /// `rebuild`: objects rebuilt from assembler text by `llvm-mc` and
+    /// `ld.lld`.
+    #[serde(rename = "rebuild")]
     Rebuild,
-    /// Kernels loaded and run on a GPU by the HSA runtime.
-    GpuReplay,
+    /// `descriptors`: kernel descriptors decoded by `llvm-objdump`, and its
+    /// directives assembled again by `llvm-mc`.
+    #[serde(rename = "descriptors")]
+    Descriptors,
+    /// `metadata`: metadata notes printed by `llvm-readobj --notes`.
+    #[serde(rename = "metadata")]
+    Metadata,
+    /// `comgr-metadata`: metadata, ISA name and symbols read by comgr.
+    #[serde(rename = "comgr-metadata")]
+    ComgrMetadata,
+    /// `mutants`: whether the peer complains about objects that break a
+    /// rule.
+    #[serde(rename = "mutants")]
+    Mutants,
 }
 
 impl Capability {
-    /// The stable name (as in JSON).
+    /// Every capability, in `conform`'s order.
+    pub const ALL: [Capability; 7] = [
+        Self::SmemDisasm,
+        Self::SmemEncode,
+        Self::Rebuild,
+        Self::Descriptors,
+        Self::Metadata,
+        Self::ComgrMetadata,
+        Self::Mutants,
+    ];
+
+    /// The comparison id (as in JSON and `conform --kinds`).
     pub fn name(self) -> &'static str {
         match self {
-            Self::SmemInProcess => "smem_in_process",
-            Self::SmemLlvmMc => "smem_llvm_mc",
-            Self::Encodings => "encodings",
-            Self::Descriptors => "descriptors",
-            Self::MetadataNotes => "metadata_notes",
-            Self::ComgrMetadata => "comgr_metadata",
+            Self::SmemDisasm => "smem-disasm",
+            Self::SmemEncode => "smem-encode",
             Self::Rebuild => "rebuild",
-            Self::GpuReplay => "gpu_replay",
+            Self::Descriptors => "descriptors",
+            Self::Metadata => "metadata",
+            Self::ComgrMetadata => "comgr-metadata",
+            Self::Mutants => "mutants",
         }
     }
 
     /// What it means, for people.
     pub fn description(self) -> &'static str {
         match self {
-            Self::SmemInProcess => "SMEM words, in-process (libLLVM disassembler)",
-            Self::SmemLlvmMc => "SMEM words via llvm-mc --disassemble",
-            Self::Encodings => "encodings via llvm-mc -show-encoding",
-            Self::Descriptors => "kernel descriptors via llvm-objdump",
-            Self::MetadataNotes => "metadata via llvm-readobj --notes",
+            Self::SmemDisasm => "SMEM words via libLLVM (in process) or llvm-mc --disassemble",
+            Self::SmemEncode => "SMEM encodings via llvm-mc -show-encoding",
+            Self::Rebuild => "objects rebuilt from assembler text via llvm-mc + ld.lld",
+            Self::Descriptors => "kernel descriptors via llvm-objdump, reassembled by llvm-mc",
+            Self::Metadata => "metadata via llvm-readobj --notes",
             Self::ComgrMetadata => "metadata, ISA name and symbols via comgr",
-            Self::Rebuild => "rebuild from assembler text via llvm-mc + ld.lld",
-            Self::GpuReplay => "GPU replay via the HSA runtime",
+            Self::Mutants => "which invalid objects the tool reads without complaint",
         }
     }
 }
@@ -326,12 +344,13 @@ fn describe_exit(status: std::process::ExitStatus) -> String {
 fn tool_capabilities(tool: &str) -> Vec<Capability> {
     match tool {
         "llvm-mc" => vec![
-            Capability::SmemLlvmMc,
-            Capability::Encodings,
+            Capability::SmemDisasm,
+            Capability::SmemEncode,
             Capability::Rebuild,
+            Capability::Descriptors,
         ],
-        "llvm-objdump" => vec![Capability::Descriptors],
-        "llvm-readobj" => vec![Capability::MetadataNotes],
+        "llvm-objdump" => vec![Capability::Descriptors, Capability::Mutants],
+        "llvm-readobj" => vec![Capability::Metadata, Capability::Mutants],
         "ld.lld" => vec![Capability::Rebuild],
         _ => Vec::new(),
     }
@@ -401,7 +420,7 @@ pub fn llvm_libraries() -> Vec<Peer> {
             let mut p = Peer::new(Kind::Library, "libLLVM", info.path.clone());
             p.llvm_major = Some(info.version);
             p.version = Some(info.version.to_string());
-            p.compares = vec![Capability::SmemInProcess];
+            p.compares = vec![Capability::SmemDisasm];
             match llvm_disasm::LlvmLib::load(&info) {
                 Ok(lib) => match lib.knows_processor("gfx900") {
                     Some(true) | None => {}
@@ -418,7 +437,7 @@ pub fn llvm_libraries() -> Vec<Peer> {
 pub fn comgr_peer() -> Option<Peer> {
     let path = comgr::find().ok()?;
     let mut p = Peer::new(Kind::Comgr, "comgr", path);
-    p.compares = vec![Capability::ComgrMetadata];
+    p.compares = vec![Capability::ComgrMetadata, Capability::Mutants];
     match comgr::Comgr::open() {
         Ok(c) => {
             let (major, minor) = c.version();
@@ -478,7 +497,8 @@ pub fn hsa_peer(exe: &Path) -> Option<Peer> {
     let path = find_hsa()?;
     let mut p = Peer::new(Kind::HsaRuntime, "hsa-runtime", path.clone());
     p.version = so_version(&path);
-    p.compares = vec![Capability::GpuReplay];
+    // Nothing to compare until the hardware replay harness exists: the
+    // runtime is listed with its status.
     match run_with_timeout(
         Command::new(exe).args(["peers-worker", "hsa"]).arg(&path),
         HSA_TIMEOUT,
@@ -845,7 +865,6 @@ mod tests {
     #[test]
     fn hsa_reports_become_statuses() {
         let mut p = Peer::new(Kind::HsaRuntime, "hsa-runtime", PathBuf::from("/x"));
-        p.compares = vec![Capability::GpuReplay];
         let r = HsaReport {
             init_status: "0x1008".into(),
             init_message: "HSA_STATUS_ERROR_OUT_OF_RESOURCES".into(),
@@ -859,7 +878,6 @@ mod tests {
             .as_deref()
             .is_some_and(|s| s.starts_with("hsa_init returned 0x1008")));
         let mut q = Peer::new(Kind::HsaRuntime, "hsa-runtime", PathBuf::from("/x"));
-        q.compares = vec![Capability::GpuReplay];
         let ok = HsaReport {
             init_status: "0x0".into(),
             iterate_status: Some("0x0".into()),
