@@ -2379,11 +2379,15 @@ impl Checker<'_, '_> {
     /// root, kernel and argument maps.
     fn nested_duplicate_keys(&mut self) {
         let doc = self.doc;
+        // The schema walk descends only into arrays of maps: a kernel list
+        // or argument list of another kind (a map of maps, say) is reported
+        // as the wrong type and its maps are left to this walk.
+        let is_array = |n: Node| matches!(doc.raw(n), Some(Raw::Array(_)));
         let mut walked: Vec<Node> = vec![0];
-        if let Some(ks) = doc.map_get(0, "amdhsa.kernels") {
+        if let Some(ks) = doc.map_get(0, "amdhsa.kernels").filter(|&n| is_array(n)) {
             for k in doc.children(ks).filter(|&k| doc.is_map(k)) {
                 walked.push(k);
-                if let Some(args) = doc.map_get(k, ".args") {
+                if let Some(args) = doc.map_get(k, ".args").filter(|&n| is_array(n)) {
                     walked.extend(doc.children(args).filter(|&a| doc.is_map(a)));
                 }
             }
@@ -2788,6 +2792,14 @@ mod tests {
                     "acme.list",
                     Value::Array(vec![u(1), m(&[("x", u(1)), ("x", u(1))])]),
                 )
+            }),
+            // A kernel list that is a map (of kernel maps) is the wrong
+            // type, and the schema walk does not enter it: the repeat in a
+            // kernel map is still found (LLVM rejects the whole note).
+            ("metadata.duplicate_key", &["metadata.value.type"], |c| {
+                let mut k0 = kernel(&mut c.doc, 0).clone();
+                entries(&mut k0).push((s(".name"), s("again")));
+                set(&mut c.doc, "amdhsa.kernels", Value::Map(vec![(u(0), k0)]))
             }),
             (
                 "metadata.duplicate_key",
