@@ -641,8 +641,9 @@ const SGPR_GRANULE_REFUSAL: &str = "COMPUTE_PGM_RSRC1_GRANULATED_WAVEFRONT_SGPR_
 const WGP_TAKEOVER_REFUSAL: &str = "COMPUTE_PGM_RSRC2 reserved bit (31) set";
 
 /// The oracle's value for llvm-objdump's directive (lowercase) or comment
-/// field (uppercase) `d`; `None` when the oracle has no such field.
-fn oracle_value(desc: &KernelDescriptor, target: &Target, d: &str) -> Option<u64> {
+/// field (uppercase) `d`; `None` when the oracle has no such field. (The
+/// LLVM tests of the descriptor decoder use it too.)
+pub fn oracle_value(desc: &KernelDescriptor, target: &Target, d: &str) -> Option<u64> {
     let b = |x: bool| Some(u64::from(x));
     let v: u64 = match d {
         "group_segment_fixed_size" => desc.group_segment_fixed_size.into(),
@@ -716,14 +717,14 @@ fn oracle_value(desc: &KernelDescriptor, target: &Target, d: &str) -> Option<u64
 }
 
 /// Directives llvm-objdump leaves out when the value is zero.
-const PRINTED_IF_NONZERO: &[&str] = &[
+pub const PRINTED_IF_NONZERO: &[&str] = &[
     "user_sgpr_kernarg_preload_length",
     "user_sgpr_kernarg_preload_offset",
 ];
 
 /// Directives or comment fields printed exactly when the target's
-/// descriptor has the oracle field.
-const PRESENCE: &[(&[&str], &str)] = &[
+/// descriptor has the oracle field (any of the names, oracle field name).
+pub const PRESENCE: &[(&[&str], &str)] = &[
     (&["fp16_overflow"], "compute_pgm_rsrc1.fp16_ovfl"),
     (&["dx10_clamp"], "compute_pgm_rsrc1.enable_dx10_clamp"),
     (&["ieee_mode"], "compute_pgm_rsrc1.enable_ieee_mode"),
