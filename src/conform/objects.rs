@@ -38,7 +38,7 @@
 //! reduced object too can be made again from its name.
 
 use std::collections::BTreeSet;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use hsaco_gen::arbitrary::Unstructured;
@@ -1042,7 +1042,7 @@ pub(super) fn base64(bytes: &[u8]) -> String {
 const ARGS_PREFIX: &str = "; llvm-mc arguments: ";
 
 /// A fresh file name in the context's scratch folder.
-pub(super) fn scratch_file(ctx: &Ctx, ext: &str) -> PathBuf {
+fn scratch_file(ctx: &Ctx, ext: &str) -> PathBuf {
     ctx.scratch.join(format!(
         "objpeer-{}-{}.{ext}",
         std::process::id(),
@@ -1050,12 +1050,16 @@ pub(super) fn scratch_file(ctx: &Ctx, ext: &str) -> PathBuf {
     ))
 }
 
+/// A program that ran to its end: whether it succeeded, its standard
+/// output and its standard error.
+pub(super) type Ran = (bool, String, String);
+
 /// What a program run means for the peer: a crash, a hang, or its output
 /// (`Ok((success, stdout, stderr))`).
-pub(super) fn outcome(
+fn outcome(
     run: std::io::Result<isolate::ToolRun>,
     limit: std::time::Duration,
-) -> Result<(bool, String, String), PeerResult> {
+) -> Result<Ran, PeerResult> {
     let run = match run {
         Ok(r) => r,
         Err(e) => return Err(PeerResult::NotComparable(format!("cannot run: {e}"))),
@@ -1071,6 +1075,62 @@ pub(super) fn outcome(
     }
     let ok = run.status.is_some_and(|s| s.success());
     Ok((ok, run.stdout, run.stderr))
+}
+
+/// Runs the program `command(file)` makes on `bytes`, written to a scratch
+/// file that is removed afterwards: its [`outcome`].
+pub(super) fn run_on_object(
+    ctx: &Ctx,
+    bytes: &[u8],
+    command: impl FnOnce(&Path) -> Command,
+) -> Result<Ran, PeerResult> {
+    let f = scratch_file(ctx, "hsaco");
+    if let Err(e) = std::fs::write(&f, bytes) {
+        return Err(PeerResult::NotComparable(format!(
+            "cannot write {}: {e}",
+            f.display()
+        )));
+    }
+    let r = outcome(
+        isolate::run_tool(command(&f), b"", ctx.timeout),
+        ctx.timeout,
+    );
+    let _ = std::fs::remove_file(&f);
+    r
+}
+
+/// The command line of llvm-objdump (`name`) printing the kernel
+/// descriptors `syms` of `file`.
+fn objdump_argv(name: &str, syms: &[String], file: &str) -> Vec<String> {
+    vec![
+        name.to_owned(),
+        "-D".to_owned(),
+        format!("--disassemble-symbols={}", syms.join(",")),
+        file.to_owned(),
+    ]
+}
+
+/// Runs llvm-objdump (`exe`, called `name`) on the kernel descriptors of
+/// `bytes`: their symbols and the run's [`outcome`].
+fn objdump_descriptors(
+    ctx: &Ctx,
+    exe: &Path,
+    name: &str,
+    bytes: &[u8],
+) -> Result<(Vec<String>, Ran), PeerResult> {
+    let syms = ObjdumpPeer::kd_symbols(bytes);
+    if syms.is_empty() {
+        return Err(PeerResult::NotComparable(
+            "the object has no kernel descriptors".to_owned(),
+        ));
+    }
+    let run = run_on_object(ctx, bytes, |f| {
+        let argv = objdump_argv(name, &syms, &f.to_string_lossy());
+        let mut cmd = Command::new(exe);
+        cmd.args(argv.get(1..).unwrap_or_default());
+        cmd
+    })?;
+    Ok((syms, run))
 }
 
 /// `llvm-mc-NN` + `ld.lld`: rebuilds assembler text into a linked code
@@ -1234,33 +1294,11 @@ impl ObjdumpPeer {
             .collect()
     }
 
-    fn argv(&self, syms: &[String], file: &str) -> Vec<String> {
-        vec![
-            self.name.clone(),
-            "-D".to_owned(),
-            format!("--disassemble-symbols={}", syms.join(",")),
-            file.to_owned(),
-        ]
-    }
-
     /// For `mutants`: whether llvm-objdump complains about the object's
     /// descriptors (exit status, standard error, a descriptor it refuses
     /// or does not print).
     fn judge(&self, ctx: &Ctx, bytes: &[u8]) -> PeerResult {
-        let syms = Self::kd_symbols(bytes);
-        if syms.is_empty() {
-            return PeerResult::NotComparable("the object has no kernel descriptors".to_owned());
-        }
-        let f = scratch_file(ctx, "hsaco");
-        if let Err(e) = std::fs::write(&f, bytes) {
-            return PeerResult::NotComparable(format!("cannot write {}: {e}", f.display()));
-        }
-        let argv = self.argv(&syms, &f.to_string_lossy());
-        let mut cmd = Command::new(&self.path);
-        cmd.args(argv.get(1..).unwrap_or_default());
-        let r = outcome(isolate::run_tool(cmd, b"", ctx.timeout), ctx.timeout);
-        let _ = std::fs::remove_file(&f);
-        let (ok, out, err) = match r {
+        let (syms, (ok, out, err)) = match objdump_descriptors(ctx, &self.path, &self.name, bytes) {
             Ok(x) => x,
             Err(p) => return p,
         };
@@ -1285,24 +1323,11 @@ impl ObjdumpPeer {
     }
 
     fn decode(&self, ctx: &Ctx, bytes: &[u8]) -> PeerResult {
-        let syms = Self::kd_symbols(bytes);
-        if syms.is_empty() {
-            return PeerResult::NotComparable("the object has no kernel descriptors".to_owned());
-        }
-        let f = scratch_file(ctx, "hsaco");
-        if let Err(e) = std::fs::write(&f, bytes) {
-            return PeerResult::NotComparable(format!("cannot write {}: {e}", f.display()));
-        }
-        let argv = self.argv(&syms, &f.to_string_lossy());
-        let mut cmd = Command::new(&self.path);
-        cmd.args(argv.get(1..).unwrap_or_default());
-        let r = outcome(isolate::run_tool(cmd, b"", ctx.timeout), ctx.timeout);
-        let _ = std::fs::remove_file(&f);
-        match r {
-            Ok((true, out, _)) => PeerResult::View(View::Json {
+        match objdump_descriptors(ctx, &self.path, &self.name, bytes) {
+            Ok((_, (true, out, _))) => PeerResult::View(View::Json {
                 value: json!({ "kernels": parse_objdump(&out) }),
             }),
-            Ok((false, _, err)) => PeerResult::View(View::Json {
+            Ok((_, (false, _, err))) => PeerResult::View(View::Json {
                 value: json!({ "tool_error": isolate::tail(&err, 4).join(" ") }),
             }),
             Err(p) => p,
@@ -1357,7 +1382,7 @@ impl Peer for ObjdumpPeer {
         }
     }
     fn reproducer(&self, _comparison: &str, inputs: &[Input]) -> String {
-        object_script(inputs, |syms, name| self.argv(syms, name))
+        object_script(inputs, |syms, name| objdump_argv(&self.name, syms, name))
     }
     fn command(&self, _comparison: &str, _cpu: &str, file: &str) -> Option<Vec<String>> {
         Some(vec!["sh".to_owned(), file.to_owned()])
@@ -1506,15 +1531,6 @@ pub struct ReassemblePeer {
 }
 
 impl ReassemblePeer {
-    fn objdump_argv(&self, syms: &[String], file: &str) -> Vec<String> {
-        vec![
-            self.objdump_name.clone(),
-            "-D".to_owned(),
-            format!("--disassemble-symbols={}", syms.join(",")),
-            file.to_owned(),
-        ]
-    }
-
     /// Disassembles, reassembles (one llvm-mc run for all the object's
     /// kernels) and reads the descriptors back: the view holds
     /// `{"reassembly": {"kernels": {K: hex}, "missing": [K]}}`, or
@@ -1524,23 +1540,10 @@ impl ReassemblePeer {
             Ok(t) => t,
             Err(e) => return PeerResult::NotComparable(e),
         };
-        let syms = ObjdumpPeer::kd_symbols(bytes);
-        if syms.is_empty() {
-            return PeerResult::NotComparable("the object has no kernel descriptors".to_owned());
-        }
-        let (f, s, o) = (
-            scratch_file(ctx, "hsaco"),
-            scratch_file(ctx, "s"),
-            scratch_file(ctx, "o"),
-        );
+        let (s, o) = (scratch_file(ctx, "s"), scratch_file(ctx, "o"));
         let r = (|| {
-            std::fs::write(&f, bytes).map_err(|e| {
-                PeerResult::NotComparable(format!("cannot write {}: {e}", f.display()))
-            })?;
-            let argv = self.objdump_argv(&syms, &f.to_string_lossy());
-            let mut cmd = Command::new(&self.objdump);
-            cmd.args(argv.get(1..).unwrap_or_default());
-            let (ok, out, _) = outcome(isolate::run_tool(cmd, b"", ctx.timeout), ctx.timeout)?;
+            let (_, (ok, out, _)) =
+                objdump_descriptors(ctx, &self.objdump, &self.objdump_name, bytes)?;
             let blocks = if ok {
                 directive_blocks(&out)
             } else {
@@ -1596,7 +1599,7 @@ impl ReassemblePeer {
                 .collect();
             Ok(json!({ "kernels": kernels, "missing": missing, "comments": comments }))
         })();
-        for p in [&f, &s, &o] {
+        for p in [&s, &o] {
             let _ = std::fs::remove_file(p);
         }
         match r {
@@ -1676,9 +1679,11 @@ impl Peer for ReassemblePeer {
                 s.push_str(&shell_line(&[h]));
             }
             s.push_str("; ");
-            s.push_str(&shell_line(
-                &self.objdump_argv(&ObjdumpPeer::kd_symbols(bytes), name),
-            ));
+            s.push_str(&shell_line(&objdump_argv(
+                &self.objdump_name,
+                &ObjdumpPeer::kd_symbols(bytes),
+                name,
+            )));
             s.push_str(&format!(
                 " | sed -n '/^[[:space:]]*\\.amdhsa_kernel /,/^[[:space:]]*\\.end_amdhsa_kernel/p'; }} > {}\n",
                 shell_line(std::slice::from_ref(&src))

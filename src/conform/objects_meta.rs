@@ -16,7 +16,7 @@ use hsaco_oracle::check::check_object;
 use serde_json::{json, Map, Value};
 
 use super::isolate;
-use super::objects::{object_script, outcome, scratch_file};
+use super::objects::{object_script, run_on_object, Ran};
 use super::{Ctx, Difference, Input, Peer, PeerResult, Verdict, View};
 
 /// Comparison id: metadata notes as `llvm-readobj` prints them.
@@ -287,18 +287,19 @@ impl ReadobjPeer {
         }
     }
 
+    /// `llvm-readobj --notes` on `bytes`: the run's outcome.
+    fn notes(&self, ctx: &Ctx, bytes: &[u8]) -> Result<Ran, PeerResult> {
+        run_on_object(ctx, bytes, |f| {
+            let mut cmd = Command::new(&self.path);
+            cmd.arg("--notes").arg(f);
+            cmd
+        })
+    }
+
     /// For `mutants`: whether llvm-readobj complains about the object
     /// (exit status, standard error, or a note it prints as unreadable).
     fn judge(&self, ctx: &Ctx, bytes: &[u8]) -> PeerResult {
-        let f = scratch_file(ctx, "hsaco");
-        if let Err(e) = std::fs::write(&f, bytes) {
-            return PeerResult::NotComparable(format!("cannot write {}: {e}", f.display()));
-        }
-        let mut cmd = Command::new(&self.path);
-        cmd.arg("--notes").arg(&f);
-        let r = outcome(isolate::run_tool(cmd, b"", ctx.timeout), ctx.timeout);
-        let _ = std::fs::remove_file(&f);
-        let (ok, out, err) = match r {
+        let (ok, out, err) = match self.notes(ctx, bytes) {
             Ok(x) => x,
             Err(p) => return p,
         };
@@ -323,15 +324,7 @@ impl ReadobjPeer {
     }
 
     fn read(&self, ctx: &Ctx, bytes: &[u8]) -> PeerResult {
-        let f = scratch_file(ctx, "hsaco");
-        if let Err(e) = std::fs::write(&f, bytes) {
-            return PeerResult::NotComparable(format!("cannot write {}: {e}", f.display()));
-        }
-        let mut cmd = Command::new(&self.path);
-        cmd.arg("--notes").arg(&f);
-        let r = outcome(isolate::run_tool(cmd, b"", ctx.timeout), ctx.timeout);
-        let _ = std::fs::remove_file(&f);
-        let (ok, out, err) = match r {
+        let (ok, out, err) = match self.notes(ctx, bytes) {
             Ok(x) => x,
             Err(p) => return p,
         };
