@@ -25,10 +25,10 @@
 use crate::object::CodeObject;
 use hsaco_oracle::elf::{EHDR_SIZE, ELFOSABI_AMDGPU_HSA, EM_AMDGPU, ET_DYN};
 
-const PAGE: u64 = 0x1000;
-const PHDR_SIZE: u64 = 56;
-const PHNUM: u64 = 8;
-const SYM_SIZE: u64 = 24;
+pub(crate) const PAGE: u64 = 0x1000;
+pub(crate) const PHDR_SIZE: u64 = 56;
+pub(crate) const PHNUM: u64 = 8;
+pub(crate) const SYM_SIZE: u64 = 24;
 /// `s_nop 0`, the assembler's padding between kernels.
 pub const S_NOP_0: u32 = 0xbf80_0000;
 
@@ -100,19 +100,20 @@ const SECTION_NAMES: [&str; idx::COUNT as usize] = [
     ".strtab",
 ];
 
-fn align(v: u64, a: u64) -> u64 {
+/// `v` rounded up to a multiple of `a`.
+pub(crate) fn align(v: u64, a: u64) -> u64 {
     v.div_ceil(a) * a
 }
 
 /// The address lld gives the first section of a new PT_LOAD: the next page
 /// at the same offset within the page, then the section's alignment.
-fn new_segment_addr(dot: u64, sec_align: u64) -> u64 {
+pub(crate) fn new_segment_addr(dot: u64, sec_align: u64) -> u64 {
     align(align(dot, PAGE) + dot % PAGE, sec_align)
 }
 
 /// The first file offset at or after `off` congruent to `addr` modulo the
 /// page size.
-fn congruent_offset(off: u64, addr: u64) -> u64 {
+pub(crate) fn congruent_offset(off: u64, addr: u64) -> u64 {
     off + (addr % PAGE + PAGE - off % PAGE) % PAGE
 }
 
@@ -138,7 +139,7 @@ pub fn elf_hash(name: &[u8]) -> u32 {
 }
 
 /// LLVM's `NextPowerOf2`: the smallest power of two strictly above `v`.
-fn next_power_of_2(v: u64) -> u64 {
+pub(crate) fn next_power_of_2(v: u64) -> u64 {
     1u64 << (64 - v.leading_zeros())
 }
 
@@ -161,7 +162,32 @@ fn put_sym(out: &mut Vec<u8>, s: &Sym<'_>) {
     out.extend_from_slice(&s.size.to_le_bytes());
 }
 
-fn pad_to(out: &mut Vec<u8>, off: u64) {
+/// Writes `.dynamic` as lld does for a code object: DT_SYMTAB, DT_SYMENT,
+/// DT_STRTAB, DT_STRSZ, DT_GNU_HASH, DT_HASH, DT_NULL.
+pub(crate) fn put_dynamic(
+    out: &mut Vec<u8>,
+    dynsym_addr: u64,
+    dynstr_addr: u64,
+    dynstr_size: u64,
+    gnu_hash_addr: u64,
+    hash_addr: u64,
+) {
+    for (tag, val) in [
+        (6u64, dynsym_addr),
+        (11, SYM_SIZE),
+        (5, dynstr_addr),
+        (10, dynstr_size),
+        (0x6fff_fef5, gnu_hash_addr),
+        (4, hash_addr),
+        (0, 0),
+    ] {
+        out.extend_from_slice(&tag.to_le_bytes());
+        out.extend_from_slice(&val.to_le_bytes());
+    }
+}
+
+/// Zero bytes up to file offset `off`.
+pub(crate) fn pad_to(out: &mut Vec<u8>, off: u64) {
     if (out.len() as u64) < off {
         out.resize(off as usize, 0);
     }
@@ -470,18 +496,14 @@ pub fn write(co: &CodeObject, metadata: &[u8]) -> Vec<u8> {
 
     // .dynamic
     pad_to(&mut out, dynamic_off);
-    for (tag, val) in [
-        (6u64, dynsym_addr),
-        (11, SYM_SIZE),
-        (5, dynstr_addr),
-        (10, dynstr_size),
-        (0x6fff_fef5, gnu_hash_addr),
-        (4, hash_addr),
-        (0, 0),
-    ] {
-        out.extend_from_slice(&tag.to_le_bytes());
-        out.extend_from_slice(&val.to_le_bytes());
-    }
+    put_dynamic(
+        &mut out,
+        dynsym_addr,
+        dynstr_addr,
+        dynstr_size,
+        gnu_hash_addr,
+        hash_addr,
+    );
 
     // .symtab and .strtab: the null symbol, lld's local _DYNAMIC, then the
     // exported symbols in input order.

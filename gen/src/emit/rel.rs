@@ -15,7 +15,7 @@
 //! sections, symbols and relocations; a test compares them) rather than
 //! byte-identical.
 
-use super::elf::S_NOP_0;
+use super::elf::{align, pad_to, S_NOP_0};
 use crate::object::CodeObject;
 use hsaco_oracle::elf::{EHDR_SIZE, ELFOSABI_AMDGPU_HSA, EM_AMDGPU, ET_REL};
 use hsaco_oracle::symbols::R_AMDGPU_REL64;
@@ -49,16 +49,6 @@ const SECTION_NAMES: [&str; idx::COUNT as usize] = [
     ".note",
     ".symtab",
 ];
-
-fn align(v: u64, a: u64) -> u64 {
-    v.div_ceil(a) * a
-}
-
-fn pad_to(out: &mut Vec<u8>, off: u64) {
-    if (out.len() as u64) < off {
-        out.resize(off as usize, 0);
-    }
-}
 
 /// Where the relocation of kernel `i`'s entry offset field lies in the
 /// bytes [`write`] returns, and the index of the kernel's symbol: what a

@@ -18,6 +18,10 @@
 //! [`Image`] is the object before it is laid out: mutators change notes,
 //! `amd_kernel_code_t` bytes, placement or symbols there and write it.
 
+use super::elf::{
+    align, congruent_offset, new_segment_addr, next_power_of_2, pad_to, put_dynamic, PAGE,
+    PHDR_SIZE, PHNUM, SYM_SIZE, S_NOP_0,
+};
 use crate::object::{s_endpgm, CodeObject};
 use crate::v2::{self, Yaml};
 use hsaco_oracle::elf::{EHDR_SIZE, ELFOSABI_AMDGPU_HSA, EM_AMDGPU, ET_DYN};
@@ -28,12 +32,6 @@ use hsaco_oracle::notes::{
 };
 use std::fmt::Write as _;
 
-const PAGE: u64 = 0x1000;
-const PHDR_SIZE: u64 = 56;
-const PHNUM: u64 = 8;
-const SYM_SIZE: u64 = 24;
-/// `s_nop 0`, the assembler's padding between kernels.
-const S_NOP_0: u32 = 0xbf80_0000;
 /// `STT_AMDGPU_HSA_KERNEL`.
 pub const STT_AMDGPU_HSA_KERNEL: u8 = 10;
 
@@ -233,27 +231,6 @@ pub fn elf_bytes(co: &CodeObject) -> Vec<u8> {
     Image::from_object(co).write()
 }
 
-fn align(v: u64, a: u64) -> u64 {
-    v.div_ceil(a) * a
-}
-
-/// The address lld gives the first section of a new PT_LOAD: the next page
-/// at the same offset within the page, then the section's alignment.
-fn new_segment_addr(dot: u64, sec_align: u64) -> u64 {
-    align(align(dot, PAGE) + dot % PAGE, sec_align)
-}
-
-/// The first file offset at or after `off` congruent to `addr` modulo the
-/// page size.
-fn congruent_offset(off: u64, addr: u64) -> u64 {
-    off + (addr % PAGE + PAGE - off % PAGE) % PAGE
-}
-
-/// LLVM's `NextPowerOf2`: the smallest power of two strictly above `v`.
-fn next_power_of_2(v: u64) -> u64 {
-    1u64 << (64 - v.leading_zeros())
-}
-
 fn put_sym(out: &mut Vec<u8>, name_off: u32, info: u8, shndx: u16, value: u64, size: u64) {
     out.extend_from_slice(&name_off.to_le_bytes());
     out.push(info);
@@ -261,12 +238,6 @@ fn put_sym(out: &mut Vec<u8>, name_off: u32, info: u8, shndx: u16, value: u64, s
     out.extend_from_slice(&shndx.to_le_bytes());
     out.extend_from_slice(&value.to_le_bytes());
     out.extend_from_slice(&size.to_le_bytes());
-}
-
-fn pad_to(out: &mut Vec<u8>, off: u64) {
-    if (out.len() as u64) < off {
-        out.resize(off as usize, 0);
-    }
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -501,18 +472,14 @@ fn write(img: &Image) -> Vec<u8> {
 
     // .dynamic
     pad_to(&mut out, dynamic_off);
-    for (tag, val) in [
-        (6u64, dynsym_addr),
-        (11, SYM_SIZE),
-        (5, dynstr_addr),
-        (10, dynstr_size),
-        (0x6fff_fef5, gnu_hash_addr),
-        (4, hash_addr),
-        (0, 0),
-    ] {
-        out.extend_from_slice(&tag.to_le_bytes());
-        out.extend_from_slice(&val.to_le_bytes());
-    }
+    put_dynamic(
+        &mut out,
+        dynsym_addr,
+        dynstr_addr,
+        dynstr_size,
+        gnu_hash_addr,
+        hash_addr,
+    );
 
     // .symtab and .strtab: the null symbol, lld's local _DYNAMIC, the
     // kernels in input order, then any duplicates.
