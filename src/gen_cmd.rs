@@ -323,8 +323,8 @@ pub fn suite_built(entry: &SuiteEntry, id: String, name: String) -> Built {
         smem_instructions: None,
         suite: Some(SuiteFacts {
             enables: serde_json::to_value(entry.enables).unwrap_or_default(),
-            layout: serde_json::to_value(layout.unwrap_or_else(|| entry.layout.clone()))
-                .unwrap_or_default(),
+            // A suite object always has its one kernel; `null` otherwise.
+            layout: serde_json::to_value(layout).unwrap_or_default(),
         }),
     }
 }

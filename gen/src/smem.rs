@@ -459,13 +459,16 @@ fn plan(gen: SmemGen, op: &'static OpInfo) -> OpPlan {
         imm_max: if gen == SmemGen::Gfx12 { 31 } else { 127 },
         template: (u64::from(gen.encoding()) << 26)
             | (u64::from(op.opcode) << gen.opcode_field().0),
-        base_m: width_mask(match (c.has_sbase(), c.buffer_base()) {
-            (false, _) => 0,
-            (true, false) => 2,
-            (true, true) => 4,
-        }),
-        read_m: width_mask(if reads_sdata { op.width } else { 0 }),
-        write_m: ret.map(|n| width_mask(if n == 0 { 0 } else { write_width })),
+        base_m: reg_mask(
+            0,
+            match (c.has_sbase(), c.buffer_base()) {
+                (false, _) => 0,
+                (true, false) => 2,
+                (true, true) => 4,
+            },
+        ),
+        read_m: reg_mask(0, if reads_sdata { op.width } else { 0 }),
+        write_m: ret.map(|n| reg_mask(0, if n == 0 { 0 } else { write_width })),
         retires_at_1: ret.map(|n| !gen.is_rdna() && !time && n >= 2),
     }
 }
@@ -546,12 +549,8 @@ fn null_slots(gen: SmemGen) -> u128 {
     m
 }
 
-/// The mask of `count` (at most 16) registers from register 0.
-fn width_mask(count: u8) -> u128 {
-    (1u128 << (count & 0x1f)) - 1
-}
-
-/// `mask` (a [`width_mask`]) moved to register `first` (below 128).
+/// `mask` (a [`reg_mask`] from register 0) moved to register `first`
+/// (below 128).
 #[inline]
 fn at(mask: u128, first: u8) -> u128 {
     mask.wrapping_shl(u32::from(first))
