@@ -98,6 +98,8 @@ pub struct Facts {
     pub printf: bool,
     /// Kernels in the metadata.
     pub md_kernels: usize,
+    /// `NT_AMDGPU_METADATA` notes (V3+).
+    pub metadata_notes: usize,
     /// Some kernel has `.language`.
     pub language: bool,
     /// Some kernel has `.reqd_workgroup_size`.
@@ -183,6 +185,7 @@ impl Facts {
                 .target
                 .as_deref()
                 .and_then(|t| targets::by_name(t.split(':').next().unwrap_or(t))),
+            metadata_notes: r.metadata_notes.len(),
             ..Facts::default()
         };
         if let Some(md) = &r.metadata {
@@ -302,8 +305,16 @@ pub fn scope(id: &str) -> Result<Scope, &'static str> {
         | "note.name.terminator"
         | "note.padding"
         | "note.metadata.missing"
-        | "note.metadata.duplicate"
         | "note.unknown" => |f| f.cov >= 3,
+        "note.code_object_v1" => {
+            return Err("code object V1 (the HSAIL finalizer's) is recognised, not generated")
+        }
+        // The rules between metadata notes: objects with several.
+        "note.metadata.version_conflict" | "note.metadata.printf_conflict" => {
+            |f| f.metadata_notes >= 2
+        }
+        "note.metadata.target_conflict" => |f| f.metadata_notes >= 2 && f.cov >= 4,
+        "note.metadata.printf_repeated" => |f| f.metadata_notes >= 2 && f.printf,
         // Every metadata value and key is decoded and classified.
         "metadata.decode"
         | "metadata.trailing_bytes"

@@ -209,11 +209,45 @@ pub const MUTATIONS: &[(&str, Base, Mutate)] = &[
         let s = o.section(".note");
         o.set_u32(s.offset as usize + 8, 33)
     }),
-    ("note.metadata.duplicate", Base::Gfx90aV5, |o| {
-        let d = o.metadata_desc();
-        let mut n = Obj::note("AMDGPU", 32, &d);
-        n.extend(Obj::note("AMDGPU", 32, &d));
-        o.replace_section(".note", &n)
+    // Several metadata notes, as ld.lld writes them: the fixture's kernels
+    // split between two notes is clean (checked by
+    // `split_metadata_notes_are_clean`); each entry breaks one merge rule.
+    ("note.metadata.version_conflict", Base::Gfx90aV5, |o| {
+        split_notes(o, |_, second| {
+            set_key(second, "amdhsa.version", ints(&[1, 1]))
+        })
+    }),
+    ("note.metadata.target_conflict", Base::Gfx90aV5, |o| {
+        split_notes(o, |_, second| {
+            set_key(
+                second,
+                "amdhsa.target",
+                s("amdgcn-amd-amdhsa--gfx90a:xnack+"),
+            )
+        })
+    }),
+    ("note.metadata.printf_conflict", Base::Gfx90aV5, |o| {
+        split_notes(o, |first, second| {
+            set_key(first, "amdhsa.printf", Value::Array(vec![s("1:1:4:%d\\n")]));
+            set_key(
+                second,
+                "amdhsa.printf",
+                Value::Array(vec![s("1:1:4:%u\\n")]),
+            );
+        })
+    }),
+    ("note.metadata.printf_repeated", Base::Gfx90aV5, |o| {
+        split_notes(o, |first, second| {
+            let list = Value::Array(vec![s("1:1:4:%d\\n")]);
+            set_key(first, "amdhsa.printf", list.clone());
+            set_key(second, "amdhsa.printf", list);
+        })
+    }),
+    ("note.code_object_v1", Base::V2Gfx900, |o| {
+        // NT_AMD_HSA_CODE_OBJECT_VERSION 1.0: the HSAIL finalizer's V1.
+        let (at, _) = o.notes("AMD", 1)[0];
+        o.set_u32(at, 1);
+        o.set_u32(at + 4, 0)
     }),
     ("note.unknown", Base::Gfx90aV5, |o| {
         let d = o.metadata_desc();
@@ -1457,6 +1491,26 @@ fn kernel_where(o: &Obj, pred: impl Fn(&Obj, usize) -> bool) -> String {
         .expect("no kernel matches")
 }
 
+/// Splits the metadata note into two, as ld.lld writes an object linked
+/// from two inputs: the first kernel in the first note, the rest in the
+/// second, each note with the whole root map; `f` then edits the two roots.
+pub fn split_notes(o: &mut Obj, f: impl FnOnce(&mut Value, &mut Value)) {
+    let desc = o.metadata_desc();
+    let (mut first, _) = msgpack::decode(&desc).expect("fixture metadata decodes");
+    let mut second = first.clone();
+    let n = kernels_mut(&mut first).len();
+    assert!(n >= 2, "the fixture needs two kernels to split");
+    kernels_mut(&mut first).truncate(1);
+    kernels_mut(&mut second).remove(0);
+    // The printf list, if any, stays with the first note: two lists are
+    // rules of their own.
+    del_key(&mut second, "amdhsa.printf");
+    f(&mut first, &mut second);
+    let mut note = Obj::note("AMDGPU", 32, &msgpack::encode(&first));
+    note.extend(Obj::note("AMDGPU", 32, &msgpack::encode(&second)));
+    o.replace_section(".note", &note)
+}
+
 /// Replaces the metadata note with one whose description is `desc`.
 fn replace_metadata_desc(o: &mut Obj, desc: &[u8]) {
     let note = Obj::note("AMDGPU", 32, desc);
@@ -1643,4 +1697,54 @@ fn mutations_break_their_rule_and_bases_are_clean() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The fixture's kernels split between two metadata notes (as ld.lld
+/// links two objects) are clean, every kernel is matched with its note's
+/// metadata, and one kernel described in both notes is
+/// `metadata.kernel.duplicate_symbol`.
+#[test]
+fn split_metadata_notes_are_clean_and_a_kernel_in_both_is_a_duplicate() {
+    let Some(all) = fixtures::all() else {
+        return;
+    };
+    let base = pick(&all, Base::Gfx90aV5);
+    let mut o = base.clone();
+    split_notes(&mut o, |_, _| {});
+    let r = check_object(&o.bytes);
+    let bad: Vec<_> = r
+        .violations
+        .iter()
+        .filter(|v| v.severity != Severity::Info)
+        .collect();
+    assert!(bad.is_empty(), "split notes are not clean: {bad:#?}");
+    assert_eq!(r.metadata_notes.len(), 2);
+    assert_eq!(r.metadata_notes[0].kernels, 1);
+    for (i, k) in r.kernels.iter().enumerate() {
+        assert!(k.metadata.is_some(), "kernel {} has no metadata", k.name);
+        let want = u32::from(
+            k.metadata.as_ref().and_then(|m| m.symbol.as_deref())
+                != Some(
+                    r.kernels[0]
+                        .metadata
+                        .as_ref()
+                        .unwrap()
+                        .symbol
+                        .as_deref()
+                        .unwrap(),
+                ),
+        );
+        assert_eq!(k.metadata_note, Some(want), "kernel {i} {}", k.name);
+    }
+
+    let mut dup = base.clone();
+    split_notes(&mut dup, |first, second| {
+        let k = kernels_mut(first)[0].clone();
+        kernels_mut(second).push(k);
+    });
+    assert!(
+        count(&dup.bytes, "metadata.kernel.duplicate_symbol") > 0,
+        "{:#?}",
+        check_object(&dup.bytes).violations
+    );
 }

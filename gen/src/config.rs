@@ -253,7 +253,14 @@ define_config! {
     /// needed, with the largest count that suffices), `zero` (those waits,
     /// always for 0), or `random` (any sufficient count, plus extra waits).
     smem_waits: SmemWaits = SmemWaits::Random, swarm = |u| *u.choose(&SmemWaits::ALL)?;
+    /// Most `NT_AMDGPU_METADATA` notes per code object (V3 and later): the
+    /// kernels split between notes as ld.lld writes an object linked from
+    /// several, which comgr merges; 1 writes one note.
+    max_metadata_notes: usize = 3, swarm = |u| u.int_in_range(1..=4)?;
 }
+
+/// Most metadata notes one generated code object may hold.
+pub const MAX_METADATA_NOTES: usize = MAX_KERNELS;
 
 /// Most SMEM instructions one generated stream may hold.
 pub const MAX_SMEM_LEN: usize = 1 << 20;
@@ -343,6 +350,7 @@ impl Config {
         self.max_generic_version = self.max_generic_version.max(1);
         self.smem_max_len = self.smem_max_len.min(MAX_SMEM_LEN);
         self.smem_min_len = self.smem_min_len.min(self.smem_max_len);
+        self.max_metadata_notes = self.max_metadata_notes.clamp(1, MAX_METADATA_NOTES);
     }
 
     /// Makes a drawn swarm configuration usable: if no listed processor
@@ -500,7 +508,7 @@ mod tests {
         s.sanitize();
         assert_eq!(s, c, "sanitize changes nothing in the default");
         assert_eq!(c.targets.len(), targets::hsa_targets().count());
-        assert_eq!(Config::KNOBS.len(), 61);
+        assert_eq!(Config::KNOBS.len(), 62);
         assert!(Config::KNOBS.iter().all(|(_, d)| !d.is_empty()));
     }
 

@@ -246,6 +246,8 @@ pub fn suite_object(entry: &sgpr::SuiteEntry) -> CodeObject {
             code: vec![object::s_endpgm(t)],
         }],
         printf: Vec::new(),
+        note_starts: Vec::new(),
+        printf_note: 0,
     }
 }
 

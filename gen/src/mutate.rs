@@ -97,6 +97,20 @@ impl std::fmt::Debug for Mutator {
 }
 
 impl Mutator {
+    /// True for the mutators of note and metadata rules that edit one
+    /// metadata note: all but those of the rules between notes, which
+    /// split a one-note case themselves.
+    fn wants_one_note(&self) -> bool {
+        const BETWEEN_NOTES: &[&str] = &[
+            "note.metadata.version_conflict",
+            "note.metadata.target_conflict",
+            "note.metadata.printf_conflict",
+            "note.metadata.printf_repeated",
+        ];
+        !BETWEEN_NOTES.contains(&self.rule)
+            && (self.rule.starts_with("note.") || self.rule.starts_with("metadata."))
+    }
+
     /// Mutates `case` (a valid case), or `None` if the rule cannot be
     /// broken on it (wrong target or version, too few kernels or
     /// arguments) or `u` ran out in a way that left no choice.
@@ -107,6 +121,21 @@ impl Mutator {
     /// prepared) model for MessagePack and byte edits, which the model
     /// does not describe.
     pub fn apply(&self, case: &Case, u: &mut Unstructured<'_>) -> Option<Case> {
+        // The note and metadata mutators edit one note's bytes or tree:
+        // they start from the case with its metadata in one note (the
+        // rules between notes have mutators of their own).
+        let single;
+        let case = if !case.object.note_starts.is_empty() && self.wants_one_note() {
+            single = Case::from_object(
+                case.id.clone(),
+                case.kind,
+                case.expect,
+                case.object.one_note(),
+            );
+            &single
+        } else {
+            case
+        };
         let co = &case.object;
         let ctx = Ctx {
             case,
@@ -217,6 +246,7 @@ pub fn unmutable() -> &'static [(&'static str, &'static str)] {
 /// their modules).
 static UNMUTABLE_BASE: &[(&str, &str)] = &[
     ("note.unknown", INFO),
+    ("note.code_object_v1", INFO),
     ("metadata.key.unknown", INFO),
     ("metadata.key.vendor", INFO),
     ("metadata.key.version", INFO),
@@ -1182,10 +1212,140 @@ fn note_metadata_missing(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
     }))
 }
 
-fn note_metadata_duplicate(c: &Ctx<'_>, _u: &mut Unstructured<'_>) -> R {
-    let md = emit::metadata_bytes(c.co);
-    let rec = note_record(b"AMDGPU", true, NT_AMDGPU_METADATA, &md);
-    Ok(Some(with_extra_notes(c.co.clone(), &rec)))
+// Several metadata notes (as ld.lld links them) and the rules between
+// them.
+
+/// The case's metadata notes as MessagePack trees, at least two: a
+/// one-note case's kernels are split at a drawn kernel, and a one-kernel
+/// case gets a second note with no kernels. Also returns the model the
+/// notes describe (the split recorded in it where the split is one).
+fn two_or_more_notes(
+    c: &Ctx<'_>,
+    u: &mut Unstructured<'_>,
+) -> arbitrary::Result<Option<(CodeObject, Vec<Value>)>> {
+    let mut co = c.co.clone();
+    if co.note_starts.is_empty() && co.kernels.len() >= 2 {
+        co.note_starts = vec![int(u, 1usize, co.kernels.len() - 1)?];
+        co.printf_note = int(u, 0usize, 1)?;
+    }
+    let mut roots = Vec::new();
+    for d in emit::metadata_note_descs(&co) {
+        let Ok((v, _)) = msgpack::decode(&d) else {
+            return Ok(None);
+        };
+        roots.push(v);
+    }
+    if roots.len() == 1 {
+        let mut extra = roots[0].clone();
+        kernels_mut(&mut extra).map(Vec::clear);
+        let _ = del_key(&mut extra, "amdhsa.printf");
+        roots.push(extra);
+    }
+    Ok(Some((co, roots)))
+}
+
+/// The model written with one metadata note per tree of `roots`.
+fn with_notes(object: CodeObject, roots: &[Value]) -> Out {
+    let descs: Vec<Vec<u8>> = roots.iter().map(msgpack::encode).collect();
+    let refs: Vec<&[u8]> = descs.iter().map(Vec::as_slice).collect();
+    let elf = emit::elf::write_notes(&object, &refs);
+    Out { object, elf }
+}
+
+/// Two drawn note indices `i < j` of `n` notes.
+fn two_notes(u: &mut Unstructured<'_>, n: usize) -> arbitrary::Result<(usize, usize)> {
+    let j = int(u, 1usize, n - 1)?;
+    let i = int(u, 0usize, j - 1)?;
+    Ok((i, j))
+}
+
+fn note_metadata_version_conflict(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
+    let Some((co, mut roots)) = two_or_more_notes(c, u)? else {
+        return Ok(None);
+    };
+    let j = int(u, 1usize, roots.len() - 1)?;
+    let [major, minor] = co.metadata_version();
+    let other = int_except(u, 0, 3, &[u64::from(minor)])?;
+    let v = Value::Array(vec![Value::UInt(major.into()), Value::UInt(other)]);
+    set_key(&mut roots[j], "amdhsa.version", v);
+    Ok(Some(with_notes(co, &roots)))
+}
+
+fn note_metadata_target_conflict(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
+    if c.cov < CodeObjectVersion::V4 {
+        return Ok(None);
+    }
+    let Some((co, mut roots)) = two_or_more_notes(c, u)? else {
+        return Ok(None);
+    };
+    let j = int(u, 1usize, roots.len() - 1)?;
+    // Another processor LLVM knows, named as LLVM names it.
+    let others: Vec<&'static Target> = targets::hsa_targets()
+        .filter(|t| t.llvm19 && !t.is_generic && t.name != c.t.name)
+        .collect();
+    let other = pick(u, &others)?;
+    let v = Value::str(&format!("amdgcn-amd-amdhsa--{}", other.name));
+    set_key(&mut roots[j], "amdhsa.target", v);
+    Ok(Some(with_notes(co, &roots)))
+}
+
+fn note_metadata_printf(c: &Ctx<'_>, u: &mut Unstructured<'_>, same: bool) -> R {
+    let Some((co, mut roots)) = two_or_more_notes(c, u)? else {
+        return Ok(None);
+    };
+    let (i, j) = two_notes(u, roots.len())?;
+    let first = crate::metadata::arbitrary_printf(u)?;
+    let mut second = first.clone();
+    if !same {
+        // One more format: a list that differs from the first.
+        second.push(format!("{}:0:differs", second.len() + 1));
+    }
+    let list = |l: &[String]| Value::Array(l.iter().map(|s| Value::str(s)).collect());
+    for (k, r) in roots.iter_mut().enumerate() {
+        if k == i {
+            set_key(r, "amdhsa.printf", list(&first));
+        } else if k == j {
+            set_key(r, "amdhsa.printf", list(&second));
+        } else {
+            let _ = del_key(r, "amdhsa.printf");
+        }
+    }
+    Ok(Some(with_notes(co, &roots)))
+}
+
+fn note_metadata_printf_conflict(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
+    note_metadata_printf(c, u, false)
+}
+
+fn note_metadata_printf_repeated(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
+    note_metadata_printf(c, u, true)
+}
+
+fn metadata_kernel_described_twice(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
+    // One kernel's metadata in a second note too (as when two linked
+    // objects both describe it).
+    let Some((co, mut roots)) = two_or_more_notes(c, u)? else {
+        return Ok(None);
+    };
+    let (i, j) = two_notes(u, roots.len())?;
+    let (from, to) = if u.arbitrary::<bool>()? {
+        (i, j)
+    } else {
+        (j, i)
+    };
+    let Some(ks) = kernels_mut(&mut roots[from]) else {
+        return Ok(None);
+    };
+    if ks.is_empty() {
+        return Ok(None);
+    }
+    let k = ks[u.choose_index(ks.len())?].clone();
+    let Some(dst) = kernels_mut(&mut roots[to]) else {
+        return Ok(None);
+    };
+    let at = int(u, 0usize, dst.len())?;
+    dst.insert(at, k);
+    Ok(Some(with_notes(co, &roots)))
 }
 
 // ---------------------------------------------------------------------------
@@ -2863,11 +3023,32 @@ static MUTATORS: &[Mutator] = &[
         apply: note_metadata_missing,
     },
     Mutator {
-        rule: "note.metadata.duplicate",
-        how: "a second NT_AMDGPU_METADATA note",
+        rule: "note.metadata.version_conflict",
+        how: "a later metadata note with another amdhsa.version",
+        also: &["metadata.version.mismatch"],
+        asm: MutantAsm::None,
+        apply: note_metadata_version_conflict,
+    },
+    Mutator {
+        rule: "note.metadata.target_conflict",
+        how: "V4+: a later metadata note naming another processor",
+        also: &["metadata.target.mismatch"],
+        asm: MutantAsm::None,
+        apply: note_metadata_target_conflict,
+    },
+    Mutator {
+        rule: "note.metadata.printf_conflict",
+        how: "two metadata notes with different amdhsa.printf lists",
         also: &[],
         asm: MutantAsm::None,
-        apply: note_metadata_duplicate,
+        apply: note_metadata_printf_conflict,
+    },
+    Mutator {
+        rule: "note.metadata.printf_repeated",
+        how: "two metadata notes with the same amdhsa.printf list",
+        also: &[],
+        asm: MutantAsm::None,
+        apply: note_metadata_printf_repeated,
     },
     Mutator {
         rule: "metadata.decode",
@@ -3001,6 +3182,13 @@ static MUTATORS: &[Mutator] = &[
         also: &["metadata.kernel.duplicate_name"],
         asm: MutantAsm::None,
         apply: metadata_kernel_duplicate_symbol,
+    },
+    Mutator {
+        rule: "metadata.kernel.duplicate_symbol",
+        how: "one kernel described by two metadata notes",
+        also: &["metadata.kernel.duplicate_name"],
+        asm: MutantAsm::None,
+        apply: metadata_kernel_described_twice,
     },
     Mutator {
         rule: "metadata.kernel.symbol_name",

@@ -35,6 +35,15 @@ pub struct CodeObject {
     pub kernels: Vec<Kernel>,
     /// `amdhsa.printf`.
     pub printf: Vec<String>,
+    /// How the metadata is split into `NT_AMDGPU_METADATA` notes, as
+    /// ld.lld writes an object linked from several (comgr merges them):
+    /// the index of the first kernel of each note after the first,
+    /// increasing, each in `1..kernels.len()`. Empty: one note. Code object
+    /// V2 has one note always.
+    pub note_starts: Vec<usize>,
+    /// The note (index into the notes [`CodeObject::note_starts`] makes)
+    /// that carries `amdhsa.printf`.
+    pub printf_note: usize,
 }
 
 /// How a case's assembler text can be turned back into an object with the
@@ -84,6 +93,59 @@ impl CodeObject {
             .cov
             .metadata_version()
             .map_or([1, 0], |[a, b]| [a as u32, b as u32])
+    }
+
+    /// The kernels of each metadata note, in order (one range for one
+    /// note).
+    pub fn note_ranges(&self) -> Vec<std::ops::Range<usize>> {
+        let n = self.kernels.len();
+        let mut out = Vec::with_capacity(self.note_starts.len() + 1);
+        let mut from = 0;
+        // Starts that are not increasing or leave a note empty are
+        // ignored, so a model edited by hand still writes every kernel once.
+        for &s in self.note_starts.iter().filter(|&&s| s < n) {
+            if s > from {
+                out.push(from..s);
+                from = s;
+            }
+        }
+        out.push(from..n);
+        out
+    }
+
+    /// The document of metadata note `i` (of [`CodeObject::note_ranges`]):
+    /// the root keys, its kernels, and the printf list if it is
+    /// [`CodeObject::printf_note`].
+    pub fn note_doc(&self, i: usize) -> metadata::Doc<'_> {
+        let cov = self.target.cov;
+        let r = self.note_ranges().get(i).cloned().unwrap_or(0..0);
+        let printf: &[String] = if i == self.printf_index() {
+            &self.printf
+        } else {
+            &[]
+        };
+        metadata::root_doc(
+            self.metadata_version(),
+            (cov >= CodeObjectVersion::V4).then(|| self.target.target_id_string()),
+            printf,
+            self.kernels[r].iter().map(|k| &k.metadata),
+        )
+    }
+
+    /// The note that carries the printf list: [`CodeObject::printf_note`],
+    /// or the last note if there are fewer.
+    pub fn printf_index(&self) -> usize {
+        self.printf_note.min(self.note_ranges().len() - 1)
+    }
+
+    /// The same object with its metadata in one note (what mutants of the
+    /// note and metadata rules start from).
+    pub fn one_note(&self) -> CodeObject {
+        CodeObject {
+            note_starts: Vec::new(),
+            printf_note: 0,
+            ..self.clone()
+        }
     }
 
     /// The metadata document, borrowing the kernels' metadata (what the
@@ -235,9 +297,41 @@ pub fn arbitrary_code_object_in(
     } else {
         Vec::new()
     };
+    // Drawn last: a one-note configuration (or a one-kernel object) draws
+    // nothing here.
+    let (note_starts, printf_note) = arbitrary_note_split(u, cfg, tc.cov, n)?;
     Ok(CodeObject {
         target: tc,
         kernels,
         printf,
+        note_starts,
+        printf_note,
     })
+}
+
+/// Draws how `n` kernels are split between metadata notes (at most
+/// `cfg.max_metadata_notes`, each with at least one kernel; code object V2
+/// keeps one) and which note carries the printf list.
+fn arbitrary_note_split(
+    u: &mut Unstructured<'_>,
+    cfg: &Config,
+    cov: CodeObjectVersion,
+    n: usize,
+) -> arbitrary::Result<(Vec<usize>, usize)> {
+    let most = cfg.max_metadata_notes.min(n);
+    if cov == CodeObjectVersion::V2 || most <= 1 {
+        return Ok((Vec::new(), 0));
+    }
+    let notes = u.int_in_range(1..=most)?;
+    let mut starts: Vec<usize> = Vec::with_capacity(notes - 1);
+    // Choose notes-1 distinct starts in 1..n, in order: each start leaves
+    // room for the notes still to come.
+    let mut from = 1;
+    for left in (1..notes).rev() {
+        let s = u.int_in_range(from..=n - left)?;
+        starts.push(s);
+        from = s + 1;
+    }
+    let printf_note = u.int_in_range(0..=notes - 1)?;
+    Ok((starts, printf_note))
 }

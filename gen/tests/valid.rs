@@ -5,7 +5,7 @@
 
 use arbitrary::{Arbitrary, Unstructured};
 use hsaco_gen::target::Family;
-use hsaco_gen::{sgpr, valid_case, Case, Config};
+use hsaco_gen::{sgpr, valid_case, Case, Config, Rebuild};
 use hsaco_oracle::check::{check_object, ObjectReport};
 use hsaco_oracle::metadata::ValueKind;
 use hsaco_oracle::smem::code::{check_code, code_steps};
@@ -220,6 +220,19 @@ fn reaches_every_feature() {
         if !c.object.printf.is_empty() {
             seen.insert("printf".into());
         }
+        let notes = c.object.note_ranges().len();
+        if notes > 1 {
+            seen.insert("several metadata notes".into());
+            if notes > 2 {
+                seen.insert("three or more metadata notes".into());
+            }
+            if !c.object.printf.is_empty() && c.object.printf_index() > 0 {
+                seen.insert("printf in a later metadata note".into());
+            }
+            if c.rebuild != Rebuild::Unavailable {
+                seen.insert("several metadata notes, rebuildable".into());
+            }
+        }
         for k in &c.object.kernels {
             let d = &k.descriptor;
             let e = &d.enables;
@@ -303,6 +316,10 @@ fn reaches_every_feature() {
             "rebuild Unavailable",
             "several kernels",
             "printf",
+            "several metadata notes",
+            "three or more metadata notes",
+            "printf in a later metadata note",
+            "several metadata notes, rebuildable",
             "kernarg preload",
             "kernarg preload offset",
             "wave32",

@@ -75,6 +75,19 @@ pub struct ObjectReport {
     /// Code object V2: what the "AMD" notes say (full detail only).
     #[serde(skip)]
     pub v2_notes: Option<V2NoteSummary>,
+    /// Code object V3+: every `NT_AMDGPU_METADATA` note, in file order
+    /// (linked objects carry one per input object; their kernels are
+    /// merged as comgr merges them).
+    pub metadata_notes: Vec<MetadataNote>,
+}
+
+/// One `NT_AMDGPU_METADATA` note of an object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct MetadataNote {
+    /// File offset of the note header.
+    pub offset: u64,
+    /// Kernels the note describes (0 if it did not decode).
+    pub kernels: usize,
 }
 
 /// The "AMD" notes of a code object V2, decoded (the first of each type).
@@ -138,6 +151,9 @@ pub struct KernelReport {
     /// The kernel's YAML metadata entry, if the metadata names it (V2).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub metadata_v2: Option<KernelV2>,
+    /// V3+: the index in [`ObjectReport::metadata_notes`] of the note that
+    /// describes the kernel, if one does.
+    pub metadata_note: Option<u32>,
 }
 
 impl ObjectReport {
@@ -182,40 +198,52 @@ pub fn check_object_with(data: &[u8], detail: Detail) -> ObjectReport {
         metadata: None,
         metadata_v2: None,
         v2_notes: None,
+        metadata_notes: Vec::new(),
     };
-    if let Some(elf) = Elf::parse(data, &mut sink) {
+    if let Some(at) = notes::code_object_v1(data) {
+        // One finding and nothing else: the V1 layout is not modelled, so
+        // every V2 rule would misfire on it.
+        report.code_object_version = Some(1);
+        report.elf_type = crate::elf::read_header(data).map(|h| elf_type_name(h.e_type));
+        sink.report_at(
+            &notes::CODE_OBJECT_V1,
+            at,
+            "code object V1 (HSAIL finalizer) is not modelled: NT_AMD_HSA_CODE_OBJECT_VERSION 1.x; nothing else is checked",
+        );
+    } else if let Some(elf) = Elf::parse(data, &mut sink) {
         check_parsed(&elf, detail, &mut sink, &mut report);
     }
     report.violations = sink.violations;
     report
 }
 
-fn check_parsed(elf: &Elf, detail: Detail, sink: &mut Sink, report: &mut ObjectReport) {
-    let full = detail == Detail::Full;
-    report.elf_type = Some(match elf.header.e_type {
+fn elf_type_name(t: u16) -> String {
+    match t {
         crate::elf::ET_REL => "ET_REL".to_owned(),
         crate::elf::ET_DYN => "ET_DYN".to_owned(),
         t => t.to_string(),
-    });
+    }
+}
+
+fn check_parsed(elf: &Elf, detail: Detail, sink: &mut Sink, report: &mut ObjectReport) {
+    let full = detail == Detail::Full;
+    report.elf_type = Some(elf_type_name(elf.header.e_type));
     let Some(cov) = elf.cov else { return };
     report.code_object_version = Some(cov.number());
     let target_id = TargetId::from_e_flags(elf.header.flags, cov).ok();
     report.target = target_id.map(|t| t.to_string());
 
     let all_notes = notes::read(elf, sink);
-    let md_note = notes::check_set(&all_notes, cov, sink);
+    let md_notes = notes::check_set(&all_notes, cov, sink);
     if cov == CodeObjectVersion::V2 {
         check_v2(elf, target_id, &all_notes, detail, sink, report);
         return;
     }
-    let md = md_note.and_then(|n| {
-        let ctx = metadata::Context { cov, target_id };
-        metadata::check_parts(n.desc, n.desc_offset, &ctx, sink, full)
-    });
-    let (md_kernels, md_model) = match md {
-        Some((k, m)) => (Some(k), m),
-        None => (None, None),
-    };
+    let md = merge_metadata(&md_notes, cov, target_id, full, sink);
+    report.metadata_notes = md.notes;
+    let md_kernels = md.kernels;
+    let md_model = md.model;
+    let kernel_note = md.kernel_note;
 
     let syms = symbols::read(elf, sink);
     let kernels = symbols::kernels(elf, &syms, sink);
@@ -227,12 +255,37 @@ fn check_parsed(elf: &Elf, detail: Detail, sink: &mut Sink, report: &mut ObjectR
         HashMap::with_capacity_and_hasher(md_count, FastHash);
     for (i, mk) in md_kernels.iter().flatten().enumerate() {
         if let Some(sym) = mk.symbol.as_deref() {
-            by_symbol.entry(sym).or_insert(i);
+            if let Some(&first) = by_symbol.get(sym) {
+                // The same symbol within one note is the note's own rule.
+                if kernel_note[first] != kernel_note[i] {
+                    sink.set_kernel(mk.name.as_deref());
+                    sink.report(
+                        &metadata::KERNEL_DUPLICATE_SYMBOL,
+                        format!(
+                            ".symbol {sym:?} is described by the metadata note at {:#x} and again by the note at {:#x}",
+                            report.metadata_notes[kernel_note[first] as usize].offset,
+                            report.metadata_notes[kernel_note[i] as usize].offset
+                        ),
+                    );
+                    sink.set_kernel(None);
+                }
+            } else {
+                by_symbol.insert(sym, i);
+            }
         }
+    }
+    if report.metadata_notes.len() > 1 {
+        check_names_across_notes(
+            md_kernels.as_deref().unwrap_or(&[]),
+            &kernel_note,
+            &report.metadata_notes,
+            sink,
+        );
     }
     report.kernels.reserve(kernels.len());
     for k in &kernels {
         let md_index = by_symbol.get(k.kd.name).copied();
+        let metadata_note = md_index.map(|i| kernel_note[i]);
         let md_kernel = md_index.and_then(|i| md_kernels.as_ref()?.get(i));
         if md_kernels.is_some() && md_kernel.is_none() {
             sink.set_kernel(Some(k.name));
@@ -254,6 +307,7 @@ fn check_parsed(elf: &Elf, detail: Detail, sink: &mut Sink, report: &mut ObjectR
             // The model lists the kernels in the same order as the refs.
             metadata: md_index.and_then(|i| md_model.as_ref()?.kernels.get(i).cloned()),
             metadata_v2: None,
+            metadata_note,
         };
         let bytes = k
             .kd_offset
@@ -298,6 +352,98 @@ fn check_parsed(elf: &Elf, detail: Detail, sink: &mut Sink, report: &mut ObjectR
         sink.set_kernel(None);
     }
     report.metadata = md_model;
+}
+
+/// The metadata notes of a V3+ object, each checked on its own and merged
+/// as comgr merges them (kernels appended in note order).
+struct Merged<'a> {
+    /// Every kernel of every note that decoded; `None` if none did.
+    kernels: Option<Vec<metadata::KernelRef<'a>>>,
+    /// For each kernel, the index of its note in `notes`.
+    kernel_note: Vec<u32>,
+    /// The merged model (full detail only): the first note's root keys,
+    /// every note's kernels.
+    model: Option<metadata::Metadata>,
+    /// Every metadata note, in file order.
+    notes: Vec<MetadataNote>,
+}
+
+fn merge_metadata<'a>(
+    md_notes: &[&notes::Note<'a>],
+    cov: CodeObjectVersion,
+    target_id: Option<TargetId>,
+    full: bool,
+    sink: &mut Sink,
+) -> Merged<'a> {
+    let ctx = metadata::Context { cov, target_id };
+    let mut m = Merged {
+        kernels: None,
+        kernel_note: Vec::new(),
+        model: None,
+        notes: Vec::with_capacity(md_notes.len()),
+    };
+    let mut roots = Vec::with_capacity(md_notes.len());
+    for (i, n) in md_notes.iter().enumerate() {
+        let index = u32::try_from(i).unwrap_or(u32::MAX);
+        let parts = metadata::check_parts(n.desc, n.desc_offset, &ctx, sink, full);
+        let count = parts.as_ref().map_or(0, |p| p.kernels.len());
+        m.notes.push(MetadataNote {
+            offset: n.offset,
+            kernels: count,
+        });
+        let Some(p) = parts else { continue };
+        roots.push((n.offset, p.root));
+        m.kernel_note.extend(std::iter::repeat_n(index, count));
+        m.kernels.get_or_insert_with(Vec::new).extend(p.kernels);
+        if let Some(pm) = p.model {
+            match &mut m.model {
+                None => m.model = Some(pm),
+                Some(base) => {
+                    if base.printf.is_empty() {
+                        base.printf = pm.printf;
+                    }
+                    base.kernels.extend(pm.kernels);
+                }
+            }
+        }
+    }
+    notes::check_merge(&roots, sink);
+    m
+}
+
+/// `metadata.kernel.duplicate_name` between notes (within one note it is
+/// the note's own check).
+fn check_names_across_notes(
+    kernels: &[metadata::KernelRef<'_>],
+    kernel_note: &[u32],
+    notes: &[MetadataNote],
+    sink: &mut Sink,
+) {
+    let mut by_name: HashMap<&str, usize, FastHash> =
+        HashMap::with_capacity_and_hasher(kernels.len(), FastHash);
+    for (i, k) in kernels.iter().enumerate() {
+        let Some(name) = k.name.as_deref() else {
+            continue;
+        };
+        match by_name.get(name) {
+            Some(&first) if kernel_note[first] != kernel_note[i] => {
+                sink.set_kernel(Some(name));
+                sink.report(
+                    &metadata::KERNEL_DUPLICATE_NAME,
+                    format!(
+                        ".name {name:?} is described by the metadata note at {:#x} and again by the note at {:#x}",
+                        notes[kernel_note[first] as usize].offset,
+                        notes[kernel_note[i] as usize].offset
+                    ),
+                );
+                sink.set_kernel(None);
+            }
+            Some(_) => {}
+            None => {
+                by_name.insert(name, i);
+            }
+        }
+    }
 }
 
 /// The code object V2 part of [`check_parsed`]: the "AMD" notes, the YAML
@@ -360,6 +506,7 @@ fn check_v2(
                 initial_state: None,
                 metadata: None,
                 metadata_v2: if full { md_kernel.cloned() } else { None },
+                metadata_note: None,
             };
             let code = k
                 .code_offset

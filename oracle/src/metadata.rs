@@ -85,10 +85,10 @@ crate::declare_rules! {
         "A kernel map must have .name, .symbol, .kernarg_segment_size, .group_segment_fixed_size, .private_segment_fixed_size, .kernarg_segment_align, .wavefront_size, .sgpr_count, .vgpr_count and .max_flat_workgroup_size.",
         "llvm/lib/BinaryFormat/AMDGPUMetadataVerifier.cpp (verifyKernel)");
     KERNEL_DUPLICATE_NAME = (Warning, "metadata.kernel.duplicate_name",
-        "Kernel .name values should be unique: runtimes look kernels up by name.",
+        "Kernel .name values should be unique, within a note and across the metadata notes of one object: runtimes look kernels up by name.",
         "amdgpu-usage.rst: AMDHSA Code Object V3 Kernel Metadata Map");
     KERNEL_DUPLICATE_SYMBOL = (Error, "metadata.kernel.duplicate_symbol",
-        "Two kernels must not share a .symbol (kernel descriptor symbol).",
+        "Two kernels must not share a .symbol (kernel descriptor symbol), within a note or across the metadata notes of one object (a kernel described twice): the descriptor can be checked against, and launched with, only one of the two.",
         "amdgpu-usage.rst: AMDHSA Code Object V3 Kernel Metadata Map");
     KERNEL_SYMBOL_NAME = (Warning, "metadata.kernel.symbol_name",
         ".symbol should be .name followed by \".kd\", as LLVM writes it.",
@@ -1174,6 +1174,18 @@ impl<'a> ArgView<'a> {
     }
 }
 
+/// What the whole-object check needs of one metadata note: its kernels,
+/// the root keys the notes of one object must agree on, and the owned
+/// model when asked for.
+pub(crate) struct Parts<'a> {
+    /// `amdhsa.kernels`, in note order.
+    pub kernels: Vec<KernelRef<'a>>,
+    /// The root keys, for [`crate::notes::check_merge`].
+    pub root: crate::notes::MetadataRoot,
+    /// The owned model (full detail only).
+    pub model: Option<Metadata>,
+}
+
 /// What the whole-object check needs of one metadata kernel, borrowing
 /// from the note.
 pub(crate) struct KernelRef<'a> {
@@ -1551,7 +1563,7 @@ impl<'a> Checker<'_, 'a> {
 
     /// Checks the root map and every kernel; returns what the object check
     /// needs of each kernel and, when `full`, the owned model.
-    fn root(&mut self, root: Node) -> (Vec<KernelRef<'a>>, Option<Metadata>) {
+    fn root(&mut self, root: Node) -> Parts<'a> {
         let mut f: Fields<'_, ROOT_N> = Fields::new();
         self.scan(root, Level::Root, &"metadata", &mut f);
         let target = f.text(kdef!(root "amdhsa.target"));
@@ -1595,6 +1607,14 @@ impl<'a> Checker<'_, 'a> {
             })
             .unwrap_or(0);
         let mut refs = Vec::with_capacity(count);
+        let root_facts = crate::notes::MetadataRoot {
+            version,
+            target: target.as_deref().map(str::to_owned),
+            printf: f
+                .node(kdef!(root "amdhsa.printf"))
+                .is_some()
+                .then(|| printf.clone()),
+        };
         let mut model = self.full.then(|| Metadata {
             version,
             target: target.as_deref().map(str::to_owned),
@@ -1660,7 +1680,11 @@ impl<'a> Checker<'_, 'a> {
                 symbol: k.symbol,
             });
         }
-        (refs, model)
+        Parts {
+            kernels: refs,
+            root: root_facts,
+            model,
+        }
     }
 
     fn target(&mut self, target: Option<&str>, node: Option<Node>) {
@@ -2302,7 +2326,7 @@ pub(crate) fn printf_ok(s: &str) -> bool {
 /// the file. Returns the model if the description decodes to a map (even
 /// if it breaks rules), `None` otherwise.
 pub fn check(desc: &[u8], desc_offset: u64, ctx: &Context, sink: &mut Sink) -> Option<Metadata> {
-    check_parts(desc, desc_offset, ctx, sink, true).and_then(|(_, md)| md)
+    check_parts(desc, desc_offset, ctx, sink, true).and_then(|p| p.model)
 }
 
 /// Like [`check`] (the same violations), returning what the whole-object
@@ -2314,7 +2338,7 @@ pub(crate) fn check_parts<'a>(
     ctx: &Context,
     sink: &mut Sink,
     full: bool,
-) -> Option<(Vec<KernelRef<'a>>, Option<Metadata>)> {
+) -> Option<Parts<'a>> {
     let (doc, used) = match msgpack::decode_flat(desc) {
         Ok(d) => d,
         Err(e) => {

@@ -30,14 +30,26 @@ crate::declare_rules! {
         "The padding after a note's name and after its description (to the note alignment) is zero bytes.",
         "amdgpu-usage.rst: Note Records (minimal zero-byte padding)");
     METADATA_MISSING = (Error, "note.metadata.missing",
-        "A code object V3 or later for the HSA OS has exactly one NT_AMDGPU_METADATA (32) note with owner \"AMDGPU\".",
-        "amdgpu-usage.rst: Code Object V3 Note Records; NOTES.md: Metadata");
-    METADATA_DUPLICATE = (Error, "note.metadata.duplicate",
-        "There is at most one NT_AMDGPU_METADATA note.",
-        "amdgpu-usage.rst: Code Object V3 Note Records");
+        "A code object V3 or later for the HSA OS has at least one NT_AMDGPU_METADATA (32) note with owner \"AMDGPU\". An object may carry several: ld.lld concatenates the notes of the objects it links, and comgr (through which HIP's runtime reads metadata) merges them.",
+        "amdgpu-usage.rst: Code Object V3 Note Records; NOTES.md: Metadata; ROCm comgr amd/comgr/src/comgr-metadata.cpp (getElfMetadataRoot, mergeNoteRecords)");
+    METADATA_VERSION_CONFLICT = (Error, "note.metadata.version_conflict",
+        "Every NT_AMDGPU_METADATA note of an object has the amdhsa.version of the first: comgr appends a later note's kernels only when both notes have equal version arrays, and otherwise drops that note, so its kernels cannot be found by name at run time.",
+        "ROCm comgr amd/comgr/src/comgr-metadata.cpp (mergeNoteRecords)");
+    METADATA_TARGET_CONFLICT = (Error, "note.metadata.target_conflict",
+        "The NT_AMDGPU_METADATA notes of one object that name amdhsa.target all name the same target ID: a code object has one target, and ld.lld refuses to link objects whose e_flags name different ones.",
+        "lld/ELF/Arch/AMDGPU.cpp (calcEFlags); amdgpu-usage.rst: Code Object V3 Metadata (amdhsa.target)");
+    METADATA_PRINTF_CONFLICT = (Error, "note.metadata.printf_conflict",
+        "At most one amdhsa.printf list per object: when two notes carry different lists no comgr reads them right. Older comgr (ROCm 5.2's, Debian's libamd-comgr2, among them) drops the later note and its kernels; the release that compared the lists crashes on the comparison (ROCm/llvm-project PR 1880); later comgr keeps the first list for every kernel, so the later note's format IDs print the wrong strings.",
+        "ROCm comgr amd/comgr/src/comgr-metadata.cpp (mergeNoteRecords, three versions); ROCm/llvm-project pull request 1880; amdgpu-usage.rst: Code Object V3 Metadata (amdhsa.printf)");
+    METADATA_PRINTF_REPEATED = (Warning, "note.metadata.printf_repeated",
+        "Two notes carry the same amdhsa.printf list (LTO partitions share one): current comgr keeps one copy and merges the kernels, but older comgr (ROCm 5.2's, Debian's libamd-comgr2, among them) refuses to merge any two notes with printf lists and drops the later note with its kernels.",
+        "ROCm comgr amd/comgr/src/comgr-metadata.cpp (mergeNoteRecords); ROCm/llvm-project pull request 1880; libamd-comgr2 2.4 (ROCm 5.2.3)");
     OWNER_TYPE = (Info, "note.unknown",
         "A note whose owner and type this ABI does not define is reported for information (the ABI says undocumented notes are deprecated).",
         "amdgpu-usage.rst: Note Records (additional note records ... deprecated)");
+    CODE_OBJECT_V1 = (Info, "note.code_object_v1",
+        "Code object V1, the HSAIL finalizer's format (EI_ABIVERSION 0 as V2, with an NT_AMD_HSA_CODE_OBJECT_VERSION note of major version 1; ROCr still embeds such blit kernels), is recognised but not modelled: nothing else is checked or claimed about it.",
+        "ROCR-Runtime src/libamdhsacode/amd_hsa_code.cpp (GetCodeObjectVersion, notes read with 4-byte alignment); rocm-code-object-format.rst: Code Object Version");
     V2_MISSING = (Error, "note.v2.missing",
         "A code object V2 has NT_AMD_HSA_CODE_OBJECT_VERSION (1), NT_AMD_HSA_ISA_VERSION (3) and NT_AMD_HSA_METADATA (10) notes with owner \"AMD\": ROCm's loader takes the version and ISA from the first two (without the version note it treats the object as V3), and the metadata is required for amdhsa.",
         "amdgpu-usage.rst: Code Object V2 Note Records; ROCR-Runtime src/libamdhsacode/amd_hsa_code.cpp (GetCodeObjectVersion, GetIsa)");
@@ -51,7 +63,7 @@ crate::declare_rules! {
         "An \"AMD\" note's description has its type's size: NT_AMD_HSA_CODE_OBJECT_VERSION 8 bytes, NT_AMD_HSA_HSAIL 12, NT_AMD_HSA_ISA_VERSION at least 16 plus the two name sizes (llvm-readobj calls anything else invalid).",
         "ROCR-Runtime src/inc/amd_hsa_elf.h (amdgpu_hsa_note_*_t); llvm/tools/llvm-readobj/ELFDumper.cpp (getAMDNote)");
     V2_CODE_OBJECT_VERSION = (Error, "note.v2.code_object_version",
-        "NT_AMD_HSA_CODE_OBJECT_VERSION of a code object with EI_ABIVERSION 0 must have major version 2 (LLVM 14 writes 2.1): ROCm's loader picks the object layout from it.",
+        "NT_AMD_HSA_CODE_OBJECT_VERSION of a code object with EI_ABIVERSION 0 must have major version 2 (LLVM 14 writes 2.1; major version 1 is code object V1, note.code_object_v1): ROCm's loader picks the object layout from it.",
         "ROCR-Runtime src/libamdhsacode/amd_hsa_code.cpp (PullElf, GetIsa); llc-14 --amdhsa-code-object-version=2");
     V2_HSAIL = (Warning, "note.v2.hsail",
         "NT_AMD_HSA_HSAIL marks an object of the HSAIL finalizer (LLVM never writes it; ROCm's loader then reads e_flags differently); its profile should be 0 or 1, machine model 0 or 1 and default float rounding 0 to 2.",
@@ -243,25 +255,18 @@ fn read_area<'a>(
 }
 
 /// Checks which notes are present for the code object version; returns
-/// the metadata note (the first, if duplicated).
+/// every metadata note, in file order (see [`check_merge`] for what the
+/// notes of one object must agree on).
 pub fn check_set<'n, 'a>(
     notes: &'n [Note<'a>],
     cov: CodeObjectVersion,
     sink: &mut Sink,
-) -> Option<&'n Note<'a>> {
-    let mut metadata: Option<&Note> = None;
+) -> Vec<&'n Note<'a>> {
+    let mut metadata: Vec<&Note> = Vec::new();
     for n in notes {
         let known = match (n.name.as_str(), n.n_type) {
             ("AMDGPU", NT_AMDGPU_METADATA) => {
-                if metadata.is_some() {
-                    sink.report_at(
-                        &METADATA_DUPLICATE,
-                        n.offset,
-                        "a second NT_AMDGPU_METADATA note",
-                    );
-                } else {
-                    metadata = Some(n);
-                }
+                metadata.push(n);
                 true
             }
             ("AMD", t) => {
@@ -290,7 +295,7 @@ pub fn check_set<'n, 'a>(
             );
         }
     }
-    if cov >= CodeObjectVersion::V3 && metadata.is_none() {
+    if cov >= CodeObjectVersion::V3 && metadata.is_empty() {
         sink.report(
             &METADATA_MISSING,
             format!(
@@ -299,6 +304,126 @@ pub fn check_set<'n, 'a>(
         );
     }
     metadata
+}
+
+/// Recognises a code object V1 (the HSAIL finalizer's format): an
+/// EM_AMDGPU ELF64 for the HSA OS ABI with EI_ABIVERSION 0, whose first
+/// `NT_AMD_HSA_CODE_OBJECT_VERSION` note (owner "AMD") has major version
+/// one. Its note sections are read with 4-byte alignment whatever
+/// `sh_addralign` says, as ROCr reads them (the finalizer wrote 8 there).
+/// Returns the file offset of the version note.
+pub fn code_object_v1(d: &[u8]) -> Option<u64> {
+    let h = elf::read_header(d)?;
+    if h.class != 2
+        || h.data != 1
+        || h.machine != elf::EM_AMDGPU
+        || h.osabi != elf::ELFOSABI_AMDGPU_HSA
+        || h.abi_version != 0
+    {
+        return None;
+    }
+    for s in elf::read_sections(d, &h)
+        .iter()
+        .filter(|s| s.sh_type == SHT_NOTE)
+    {
+        let bytes = s.data(d)?;
+        let mut pos = 0usize;
+        while let (Some(namesz), Some(descsz), Some(n_type)) = (
+            elf::le_u32(bytes, pos),
+            elf::le_u32(bytes, pos + 4),
+            elf::le_u32(bytes, pos + 8),
+        ) {
+            let name_end = (pos + 12).checked_add(namesz as usize)?;
+            let desc_start = align_up(name_end, 4)?;
+            let desc_end = desc_start.checked_add(descsz as usize)?;
+            let name = bytes.get(pos + 12..name_end)?;
+            let desc = bytes.get(desc_start..desc_end)?;
+            if name == b"AMD\0" && n_type == NT_AMD_HSA_CODE_OBJECT_VERSION {
+                return (CodeObjectVersionNote::parse(desc).ok()?.major == 1)
+                    .then_some(s.offset + pos as u64);
+            }
+            pos = align_up(desc_end, 4)?;
+        }
+    }
+    None
+}
+
+/// The root keys of one `NT_AMDGPU_METADATA` note that the notes of one
+/// object must agree on (each as decoded; absent or of the wrong kind is
+/// `None`, which the note's own rules report).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MetadataRoot {
+    /// `amdhsa.version`.
+    pub version: Option<[u64; 2]>,
+    /// `amdhsa.target`.
+    pub target: Option<String>,
+    /// `amdhsa.printf`, if the note has the key.
+    pub printf: Option<Vec<String>>,
+}
+
+/// The rules between the metadata notes of one object, merged the way
+/// comgr merges them: the first note is the base; each later note must
+/// have its version, may name the target only if it names the same one,
+/// and may carry a printf list only if the base has none or the same one.
+/// `notes` are (file offset of the note, its root keys), in file order.
+pub fn check_merge(notes: &[(u64, MetadataRoot)], sink: &mut Sink) {
+    let Some(((first_at, first), rest)) = notes.split_first() else {
+        return;
+    };
+    let mut target: Option<(u64, &str)> = first.target.as_deref().map(|t| (*first_at, t));
+    let mut printf: Option<(u64, &[String])> = first.printf.as_deref().map(|p| (*first_at, p));
+    for (at, n) in rest {
+        if n.version != first.version {
+            let show = |v: Option<[u64; 2]>| {
+                v.map_or("no version".to_owned(), |[a, b]| format!("[{a}, {b}]"))
+            };
+            sink.report_at(
+                &METADATA_VERSION_CONFLICT,
+                *at,
+                format!(
+                    "this note's amdhsa.version is {}, the first note's (at {first_at:#x}) is {}: comgr drops this note and its kernels",
+                    show(n.version),
+                    show(first.version)
+                ),
+            );
+        }
+        if let Some(t) = n.target.as_deref() {
+            match target {
+                Some((t_at, want)) if want != t => sink.report_at(
+                    &METADATA_TARGET_CONFLICT,
+                    *at,
+                    format!(
+                        "this note's amdhsa.target is {t:?}, the note at {t_at:#x} names {want:?}"
+                    ),
+                ),
+                Some(_) => {}
+                None => target = Some((*at, t)),
+            }
+        }
+        if let Some(p) = n.printf.as_deref() {
+            match printf {
+                Some((p_at, want)) if want != p => sink.report_at(
+                    &METADATA_PRINTF_CONFLICT,
+                    *at,
+                    format!(
+                        "this note's amdhsa.printf ({} entr{}) differs from the note's at {p_at:#x} ({} entr{}): comgr drops this note, crashes or prints its formats wrong, by version",
+                        p.len(),
+                        if p.len() == 1 { "y" } else { "ies" },
+                        want.len(),
+                        if want.len() == 1 { "y" } else { "ies" },
+                    ),
+                ),
+                Some((p_at, _)) => sink.report_at(
+                    &METADATA_PRINTF_REPEATED,
+                    *at,
+                    format!(
+                        "this note repeats the amdhsa.printf list of the note at {p_at:#x}: older comgr drops this note and its kernels"
+                    ),
+                ),
+                None => printf = Some((*at, p)),
+            }
+        }
+    }
 }
 
 /// `NT_AMD_HSA_CODE_OBJECT_VERSION`: the code object version.
@@ -751,6 +876,145 @@ fn check_v2_isa(notes: &[Note<'_>], out: &V2Notes<'_, '_>, e_flags: u32, sink: &
 mod tests {
     use super::*;
     use std::collections::BTreeSet;
+
+    fn root(
+        version: Option<[u64; 2]>,
+        target: Option<&str>,
+        printf: Option<&[&str]>,
+    ) -> MetadataRoot {
+        MetadataRoot {
+            version,
+            target: target.map(str::to_owned),
+            printf: printf.map(|p| p.iter().map(|s| (*s).to_owned()).collect()),
+        }
+    }
+
+    fn merged(notes: &[MetadataRoot]) -> Vec<(&'static str, Option<u64>)> {
+        let with_offsets: Vec<(u64, MetadataRoot)> = notes
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (0x100 * (i as u64 + 1), r.clone()))
+            .collect();
+        let mut sink = Sink::new();
+        check_merge(&with_offsets, &mut sink);
+        sink.violations
+            .iter()
+            .map(|v| (v.rule.id, v.offset))
+            .collect()
+    }
+
+    #[test]
+    fn notes_merge_as_comgr_merges_them() {
+        let v5 = Some([1, 2]);
+        let t = Some("amdgcn-amd-amdhsa--gfx90a");
+        let plain = root(v5, t, None);
+        // One note, or several that agree (a target named once is enough).
+        assert_eq!(merged(&[]), vec![]);
+        assert_eq!(merged(std::slice::from_ref(&plain)), vec![]);
+        assert_eq!(
+            merged(&[plain.clone(), plain.clone(), root(v5, None, None)]),
+            vec![]
+        );
+        // One printf list, in any note.
+        let p1: &[&str] = &["1:1:4:%d"];
+        assert_eq!(merged(&[plain.clone(), root(v5, t, Some(p1))]), vec![]);
+        // Each conflict is reported at the later note.
+        assert_eq!(
+            merged(&[plain.clone(), root(Some([1, 1]), t, None)]),
+            vec![(METADATA_VERSION_CONFLICT.id, Some(0x200))]
+        );
+        assert_eq!(
+            merged(&[plain.clone(), root(None, t, None)]),
+            vec![(METADATA_VERSION_CONFLICT.id, Some(0x200))]
+        );
+        assert_eq!(
+            merged(&[
+                root(v5, None, None),
+                plain.clone(),
+                root(v5, Some("amdgcn-amd-amdhsa--gfx90a:xnack-"), None)
+            ]),
+            vec![(METADATA_TARGET_CONFLICT.id, Some(0x300))]
+        );
+        assert_eq!(
+            merged(&[
+                root(v5, t, Some(p1)),
+                plain.clone(),
+                root(v5, t, Some(&["1:1:4:%u"]))
+            ]),
+            vec![(METADATA_PRINTF_CONFLICT.id, Some(0x300))]
+        );
+        assert_eq!(
+            merged(&[root(v5, t, Some(p1)), root(v5, t, Some(p1))]),
+            vec![(METADATA_PRINTF_REPEATED.id, Some(0x200))]
+        );
+    }
+
+    /// A minimal code object V1 header with one note section holding
+    /// `notes`, aligned to 8 as the HSAIL finalizer declared it.
+    fn v1_object(notes: &[u8], abi_version: u8) -> Vec<u8> {
+        let mut d = vec![0u8; 64];
+        d[..4].copy_from_slice(b"\x7fELF");
+        d[4] = 2;
+        d[5] = 1;
+        d[6] = 1;
+        d[7] = elf::ELFOSABI_AMDGPU_HSA;
+        d[8] = abi_version;
+        d[16..18].copy_from_slice(&3u16.to_le_bytes());
+        d[18..20].copy_from_slice(&elf::EM_AMDGPU.to_le_bytes());
+        d[20..24].copy_from_slice(&1u32.to_le_bytes());
+        d[52..54].copy_from_slice(&64u16.to_le_bytes());
+        let note_off = d.len() as u64;
+        d.extend_from_slice(notes);
+        let shoff = d.len() as u64;
+        d[40..48].copy_from_slice(&shoff.to_le_bytes());
+        d[58..60].copy_from_slice(&64u16.to_le_bytes());
+        d[60..62].copy_from_slice(&2u16.to_le_bytes());
+        d.extend_from_slice(&[0u8; 64]);
+        let mut sh = [0u8; 64];
+        sh[4..8].copy_from_slice(&SHT_NOTE.to_le_bytes());
+        sh[24..32].copy_from_slice(&note_off.to_le_bytes());
+        sh[32..40].copy_from_slice(&(notes.len() as u64).to_le_bytes());
+        sh[48..56].copy_from_slice(&8u64.to_le_bytes());
+        d.extend_from_slice(&sh);
+        d
+    }
+
+    fn amd_note(n_type: u32, desc: &[u8]) -> Vec<u8> {
+        let mut v = Vec::new();
+        v.extend(4u32.to_le_bytes());
+        v.extend((desc.len() as u32).to_le_bytes());
+        v.extend(n_type.to_le_bytes());
+        v.extend(b"AMD\0");
+        v.extend(desc);
+        while v.len() % 4 != 0 {
+            v.push(0);
+        }
+        v
+    }
+
+    #[test]
+    fn code_object_v1_is_recognised_with_four_byte_notes() {
+        // The finalizer's layout: a 12-byte HSAIL note first, so the
+        // version note sits at a 4-byte (not 8-byte) boundary after it.
+        let hsail = amd_note(NT_AMD_HSA_HSAIL, &[1, 0, 0, 0, 0, 0, 0, 0, 1, 1, 2, 0]);
+        let v1 = amd_note(NT_AMD_HSA_CODE_OBJECT_VERSION, &pair(1, 0));
+        let notes = [hsail.clone(), v1].concat();
+        let d = v1_object(&notes, 0);
+        assert_eq!(code_object_v1(&d), Some(64 + hsail.len() as u64));
+        // Version 2.x, another ABI version, or no version note: not V1.
+        let v2 = [
+            hsail.clone(),
+            amd_note(NT_AMD_HSA_CODE_OBJECT_VERSION, &pair(2, 1)),
+        ]
+        .concat();
+        assert_eq!(code_object_v1(&v1_object(&v2, 0)), None);
+        assert_eq!(code_object_v1(&v1_object(&notes, 1)), None);
+        assert_eq!(code_object_v1(&v1_object(&hsail, 0)), None);
+        // Every truncation is simply not V1 (and never a panic).
+        for cut in 0..d.len() {
+            let _ = code_object_v1(&d[..cut]);
+        }
+    }
 
     const DESC_OFFSET: u64 = 0x200;
     /// gfx900 with the xnack bit, llc-14's default at V2.

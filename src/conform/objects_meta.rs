@@ -333,21 +333,60 @@ impl ReadobjPeer {
                 value: json!({ "tool_error": isolate::tail(&err, 4).join(" ") }),
             });
         }
-        let Some(start) = out.find("AMDGPU Metadata: ---") else {
-            return PeerResult::View(View::Json { value: json!({}) });
-        };
-        let body = out.get(start + "AMDGPU Metadata: ".len()..).unwrap_or("");
-        let body = body
-            .find("\n...")
-            .map_or(body, |e| body.get(..e).unwrap_or(body));
-        match parse_yaml(body) {
+        // One YAML document per metadata note (ld.lld keeps every linked
+        // object's note), merged as comgr and the oracle merge them.
+        let mut merged: Option<Value> = None;
+        for (start, _) in out.match_indices("AMDGPU Metadata: ---") {
+            let body = out.get(start + "AMDGPU Metadata: ".len()..).unwrap_or("");
+            let body = body
+                .find("\n...")
+                .map_or(body, |e| body.get(..e).unwrap_or(body));
+            let Some(y) = parse_yaml(body) else {
+                return PeerResult::NotComparable(
+                    "llvm-readobj's YAML is outside the subset read here".to_owned(),
+                );
+            };
+            match &mut merged {
+                None => merged = Some(y),
+                Some(m) => merge_note(m, y),
+            }
+        }
+        // A note this llvm-readobj cannot verify is printed as raw bytes
+        // (as when it predates a key): with one of several notes missing,
+        // the merged view would be partial.
+        let notes = out.matches("Type: NT_AMDGPU_METADATA").count();
+        let yamls = out.matches("AMDGPU Metadata: ---").count();
+        if merged.is_some() && yamls != notes {
+            return PeerResult::NotComparable(format!(
+                "llvm-readobj prints {yamls} of {notes} metadata notes as YAML"
+            ));
+        }
+        match merged {
             Some(y) => PeerResult::View(View::Json {
                 value: json!({ "yaml": y }),
             }),
-            None => PeerResult::NotComparable(
-                "llvm-readobj's YAML is outside the subset read here".to_owned(),
-            ),
+            None => PeerResult::View(View::Json { value: json!({}) }),
         }
+    }
+}
+
+/// Merges a later metadata note's YAML tree into the first's: its kernels
+/// appended, its printf list taken if the first has none (the oracle's
+/// merged model).
+fn merge_note(into: &mut Value, later: Value) {
+    let (Some(m), Value::Object(mut l)) = (into.as_object_mut(), later) else {
+        return;
+    };
+    if let Some(Value::Array(ks)) = l.remove("amdhsa.kernels") {
+        match m.get_mut("amdhsa.kernels") {
+            Some(Value::Array(a)) => a.extend(ks),
+            _ => {
+                m.insert("amdhsa.kernels".to_owned(), Value::Array(ks));
+            }
+        }
+    }
+    if let Some(p) = l.remove("amdhsa.printf") {
+        m.entry("amdhsa.printf").or_insert(p);
     }
 }
 

@@ -906,12 +906,21 @@ fn compare_metadata(
     let pal = all
         .iter()
         .any(|n| (n.name == "AMDGPU" || n.name == "AMD") && n.n_type == PAL_METADATA_NOTE);
-    if metadata_notes > 1 || pal {
+    if pal {
         return Outcome::NotComparable(
-            "several metadata notes (NT_AMDGPU_METADATA or PAL type 13): comgr merges their kernels, the oracle reads the first".into(),
+            "a PAL metadata note (type 13): comgr merges it with the HSA metadata, which the oracle does not model".into(),
         );
     }
-    let desc = notes::check_set(&all, cov, &mut sink).map(|n| n.desc);
+    if metadata_notes > 1 {
+        let descs: Vec<&[u8]> = notes::check_set(&all, cov, &mut sink)
+            .iter()
+            .map(|n| n.desc)
+            .collect();
+        return compare_merged(view, oracle, &descs, diffs, from);
+    }
+    let desc = notes::check_set(&all, cov, &mut sink)
+        .first()
+        .map(|n| n.desc);
     let raw_decode = desc.map(msgpack::decode);
     let too_deep = matches!(&raw_decode, Some(Err(e)) if e.kind == DecodeErrorKind::TooDeep);
     let decoded: Result<Value, String> = match raw_decode {
@@ -1033,6 +1042,171 @@ fn compare_metadata(
         Err(e) => {
             return Outcome::NotComparable(format!("the binding stopped: {e}"));
         }
+    }
+    verdict(diffs, from)
+}
+
+/// The oracle's rules whose error means comgr drops a note when it merges
+/// the notes of an object.
+const MERGE_DROP_RULES: &[&str] = &[
+    "note.metadata.version_conflict",
+    "note.metadata.printf_conflict",
+    "note.metadata.printf_repeated",
+];
+
+/// Inserts `(key, value)` into a comgr map, keeping comgr's key order.
+fn map_insert(m: &mut Vec<(ComgrMeta, ComgrMeta)>, key: &str, value: ComgrMeta) {
+    let k = ComgrMeta::String(key.as_bytes().to_vec());
+    let at = m
+        .iter()
+        .position(|(e, _)| matches!(e, ComgrMeta::String(s) if s.as_slice() > key.as_bytes()))
+        .unwrap_or(m.len());
+    m.insert(at, (k, value));
+}
+
+fn map_get_mut<'m>(m: &'m mut [(ComgrMeta, ComgrMeta)], key: &str) -> Option<&'m mut ComgrMeta> {
+    m.iter_mut()
+        .find(|(k, _)| matches!(k, ComgrMeta::String(s) if s == key.as_bytes()))
+        .map(|(_, v)| v)
+}
+
+/// Merges `from` into `to` as comgr 2.4 (ROCm 5.2, Debian's
+/// libamd-comgr2) does in `mergeNoteRecords`: a later note with a printf
+/// list is refused when the merged root has one (after ROCm 6 comgr keeps
+/// the first list instead); otherwise its list is copied first, even if
+/// the merge then fails on the version or kernel arrays, which must both
+/// be lists (versions equal) for the kernels to be appended. Returns
+/// whether the note was merged.
+fn comgr_merge(to: &mut ComgrMeta, from: &ComgrMeta) -> bool {
+    let (ComgrMeta::Map(t), ComgrMeta::Map(_)) = (&mut *to, from) else {
+        return false;
+    };
+    if let Some(p) = from.get("amdhsa.printf") {
+        if map_get_mut(t, "amdhsa.printf").is_some() {
+            return false;
+        }
+        map_insert(t, "amdhsa.printf", p.clone());
+    }
+    let (Some(ComgrMeta::List(fv)), Some(ComgrMeta::List(tv))) = (
+        from.get("amdhsa.version"),
+        map_get_mut(t, "amdhsa.version").map(|v| &*v),
+    ) else {
+        return false;
+    };
+    if fv != tv {
+        return false;
+    }
+    let Some(ComgrMeta::List(fk)) = from.get("amdhsa.kernels") else {
+        return false;
+    };
+    match map_get_mut(t, "amdhsa.kernels") {
+        Some(ComgrMeta::List(tk)) => {
+            tk.extend(fk.iter().cloned());
+            true
+        }
+        _ => false,
+    }
+}
+
+fn kernel_count(m: &ComgrMeta) -> usize {
+    match m.get("amdhsa.kernels") {
+        Some(ComgrMeta::List(k)) => k.len(),
+        _ => 0,
+    }
+}
+
+/// An object with several `NT_AMDGPU_METADATA` notes (as ld.lld links
+/// them): comgr's merged tree against the notes merged as comgr 2.4 merges
+/// them, and against the oracle, which keeps every note's kernels and
+/// calls the notes comgr must drop errors of its merge rules.
+fn compare_merged(
+    view: &ComgrView,
+    oracle: &check::ObjectReport,
+    descs: &[&[u8]],
+    diffs: &mut Vec<Difference>,
+    from: usize,
+) -> Outcome {
+    let mut trees = Vec::with_capacity(descs.len());
+    let mut quirks: Vec<&'static Known> = Vec::new();
+    let mut plain = Vec::with_capacity(descs.len());
+    for (i, d) in descs.iter().enumerate() {
+        match llvm_model(d) {
+            Model::Tree(t, q) => {
+                trees.push(t);
+                quirks.extend(q);
+            }
+            _ => {
+                return Outcome::NotComparable(format!(
+                    "metadata note {i} of {} is one LLVM's reader refuses or reads in an undefined way; how comgr then merges is not modelled",
+                    descs.len()
+                ))
+            }
+        }
+        match msgpack::decode(d) {
+            Ok((v, _)) => plain.push(oracle_tree(&v)),
+            Err(e) => {
+                return Outcome::NotComparable(format!("metadata note {i} does not decode: {e}"))
+            }
+        }
+    }
+    // comgr's view, modelled; and the oracle's: every note's kernels
+    // appended to the first note's root, printf from the first note that
+    // has it.
+    let mut model = trees[0].clone();
+    for t in &trees[1..] {
+        comgr_merge(&mut model, t);
+    }
+    let mut ours = plain[0].clone();
+    for t in &plain[1..] {
+        if let ComgrMeta::Map(o) = &mut ours {
+            if let (Some(p), None) = (t.get("amdhsa.printf"), map_get_mut(o, "amdhsa.printf")) {
+                map_insert(o, "amdhsa.printf", p.clone());
+            }
+            if let (Some(ComgrMeta::List(k)), Some(ComgrMeta::List(ok))) =
+                (t.get("amdhsa.kernels"), map_get_mut(o, "amdhsa.kernels"))
+            {
+                ok.extend(k.iter().cloned());
+            }
+        }
+    }
+    compare_lookups(view, diffs);
+    let c = match &view.metadata {
+        Ok(c) => c,
+        Err(e) => {
+            diffs.push(Difference {
+                aspect: Aspect::Metadata,
+                path: "/".into(),
+                comgr: err_text(e),
+                oracle: format!("{} readable notes", descs.len()),
+                known: None,
+            });
+            return verdict(diffs, from);
+        }
+    };
+    let explained = quirks.first().copied();
+    let mut raw = Vec::new();
+    diff("", c, &model, &mut raw);
+    push_raw(diffs, Aspect::Metadata, raw, None);
+    let drops = oracle
+        .violations
+        .iter()
+        .any(|v| MERGE_DROP_RULES.contains(&v.rule.id));
+    if drops {
+        // The oracle says comgr must drop a note: comgr's tree must hold
+        // fewer kernels than the notes together.
+        if kernel_count(c) >= kernel_count(&ours) {
+            diffs.push(Difference {
+                aspect: Aspect::Metadata,
+                path: "/amdhsa.kernels".into(),
+                comgr: format!("{} kernels: every note merged", kernel_count(c)),
+                oracle: "a note comgr must drop (note.metadata merge rule)".into(),
+                known: None,
+            });
+        }
+    } else {
+        let mut raw = Vec::new();
+        diff("", c, &ours, &mut raw);
+        push_raw(diffs, Aspect::Metadata, raw, explained);
     }
     verdict(diffs, from)
 }

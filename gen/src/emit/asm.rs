@@ -53,9 +53,12 @@ pub fn write(co: &CodeObject) -> String {
     for (i, k) in co.kernels.iter().enumerate() {
         kernel(&mut s, tc, k, i);
     }
-    s.push_str("\t.amdgpu_metadata\n---\n");
-    yaml_root(&mut s, &co.metadata_doc());
-    s.push_str("...\n\t.end_amdgpu_metadata\n");
+    // One block per metadata note: llvm-mc writes a note for each.
+    for i in 0..co.note_ranges().len() {
+        s.push_str("\t.amdgpu_metadata\n---\n");
+        yaml_root(&mut s, &co.note_doc(i));
+        s.push_str("...\n\t.end_amdgpu_metadata\n");
+    }
     s
 }
 

@@ -63,7 +63,7 @@ const STT_FUNC: u8 = 2;
 const STV_HIDDEN: u8 = 2;
 const STV_PROTECTED: u8 = 3;
 
-const NT_AMDGPU_METADATA: u32 = 32;
+use hsaco_oracle::notes::NT_AMDGPU_METADATA;
 /// lld's GNU hash Bloom filter second shift.
 const GNU_HASH_SHIFT2: u32 = 26;
 
@@ -283,9 +283,37 @@ pub fn text_layout(co: &CodeObject) -> (Vec<u64>, u64) {
 }
 
 /// Writes the code object: the linked shared object lld would make of the
-/// assembler text. `metadata` is the encoded `NT_AMDGPU_METADATA`
-/// description.
+/// assembler text, with one `NT_AMDGPU_METADATA` note whose description
+/// is `metadata`.
 pub fn write(co: &CodeObject, metadata: &[u8]) -> Vec<u8> {
+    write_notes(co, &[metadata])
+}
+
+/// The size of the `.note` section holding one `NT_AMDGPU_METADATA` note
+/// per description (each record 4-aligned, as llvm-mc writes them and
+/// ld.lld concatenates them).
+pub fn notes_size(descs: &[&[u8]]) -> u64 {
+    descs
+        .iter()
+        .map(|d| 12 + 8 + align(d.len() as u64, 4))
+        .sum()
+}
+
+/// Appends the `.note` records of `descs` to `out`.
+pub fn put_notes(out: &mut Vec<u8>, descs: &[&[u8]]) {
+    for d in descs {
+        out.extend_from_slice(&7u32.to_le_bytes());
+        out.extend_from_slice(&(d.len() as u32).to_le_bytes());
+        out.extend_from_slice(&NT_AMDGPU_METADATA.to_le_bytes());
+        out.extend_from_slice(b"AMDGPU\0\0");
+        out.extend_from_slice(d);
+        out.resize(out.len().div_ceil(4) * 4, 0);
+    }
+}
+
+/// [`write`] with one `NT_AMDGPU_METADATA` note per description, in order
+/// (the object ld.lld links from several, each with its own note).
+pub fn write_notes(co: &CodeObject, descs: &[&[u8]]) -> Vec<u8> {
     let nk = co.kernels.len();
     // Exported symbols in input order: each kernel, then its descriptor.
     let mut exported: Vec<(String, bool, usize)> = Vec::with_capacity(2 * nk);
@@ -317,7 +345,7 @@ pub fn write(co: &CodeObject, metadata: &[u8]) -> Vec<u8> {
     };
 
     // Sizes.
-    let note_size = 12 + 8 + align(metadata.len() as u64, 4);
+    let note_size = notes_size(descs);
     let dynsym_size = SYM_SIZE * (1 + nsyms);
     let gnu_hash_size = 16 + 8 * mask_words + 4 * nbuckets + 4 * nsyms;
     let hash_entries = 1 + nsyms;
@@ -445,11 +473,7 @@ pub fn write(co: &CodeObject, metadata: &[u8]) -> Vec<u8> {
 
     // .note
     pad_to(&mut out, note_addr);
-    out.extend_from_slice(&7u32.to_le_bytes());
-    out.extend_from_slice(&(metadata.len() as u32).to_le_bytes());
-    out.extend_from_slice(&NT_AMDGPU_METADATA.to_le_bytes());
-    out.extend_from_slice(b"AMDGPU\0\0");
-    out.extend_from_slice(metadata);
+    put_notes(&mut out, descs);
     pad_to(&mut out, note_addr + note_size);
 
     // .dynsym

@@ -23,7 +23,6 @@ use hsaco_oracle::symbols::R_AMDGPU_REL64;
 const SYM_SIZE: u64 = 24;
 const RELA_SIZE: u64 = 24;
 const SHDR_SIZE: u64 = 64;
-const NT_AMDGPU_METADATA: u32 = 32;
 
 /// A section header: index, type, flags, offset, size, link, info,
 /// alignment, entry size.
@@ -65,6 +64,12 @@ pub struct EntryRelocation {
 /// `NT_AMDGPU_METADATA` description. Also returns where each kernel's
 /// entry relocation is.
 pub fn write(co: &CodeObject, metadata: &[u8]) -> (Vec<u8>, Vec<EntryRelocation>) {
+    write_notes(co, &[metadata])
+}
+
+/// [`write`] with one `NT_AMDGPU_METADATA` note per description (as
+/// llvm-mc writes one per `.amdgpu_metadata` block).
+pub fn write_notes(co: &CodeObject, descs: &[&[u8]]) -> (Vec<u8>, Vec<EntryRelocation>) {
     let nk = co.kernels.len();
     let (text_offs, text_size) = super::elf::text_layout(co);
 
@@ -91,7 +96,7 @@ pub fn write(co: &CodeObject, metadata: &[u8]) -> (Vec<u8>, Vec<EntryRelocation>
     let rodata_off = align(text_off + text_size, 64);
     let rodata_size = 64 * nk as u64;
     let note_off = align(rodata_off + rodata_size, 4);
-    let note_size = 12 + 8 + align(metadata.len() as u64, 4);
+    let note_size = super::elf::notes_size(descs);
     let symtab_off = align(note_off + note_size, 8);
     let nsyms = 1 + 2 * nk as u64;
     let symtab_size = SYM_SIZE * nsyms;
@@ -123,11 +128,7 @@ pub fn write(co: &CodeObject, metadata: &[u8]) -> (Vec<u8>, Vec<EntryRelocation>
 
     // .note
     pad_to(&mut out, note_off);
-    out.extend_from_slice(&7u32.to_le_bytes());
-    out.extend_from_slice(&(metadata.len() as u32).to_le_bytes());
-    out.extend_from_slice(&NT_AMDGPU_METADATA.to_le_bytes());
-    out.extend_from_slice(b"AMDGPU\0\0");
-    out.extend_from_slice(metadata);
+    super::elf::put_notes(&mut out, descs);
     pad_to(&mut out, note_off + note_size);
 
     // .symtab: the null symbol, then each kernel and its descriptor.

@@ -231,7 +231,9 @@ fn note_desc_size(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
 }
 
 fn note_code_object_version(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
-    let major = int_except(u, 0, 8, &[2])? as u32;
+    // Not 1 either: that is code object V1, a format of its own
+    // (note.code_object_v1).
+    let major = int_except(u, 0, 8, &[1, 2])? as u32;
     let minor = int(u, 0u32, 3)?;
     Ok(image(c, |img| {
         let mut d = major.to_le_bytes().to_vec();
@@ -1423,7 +1425,7 @@ pub(super) static MUTATORS: &[Mutator] = &[
     },
     Mutator {
         rule: "note.v2.code_object_version",
-        how: "NT_AMD_HSA_CODE_OBJECT_VERSION with a major version other than 2",
+        how: "NT_AMD_HSA_CODE_OBJECT_VERSION with a major version other than 2 (or 1, V1)",
         also: &[],
         asm: MutantAsm::None,
         apply: note_code_object_version,
