@@ -89,11 +89,26 @@ pub fn render(out: &mut String, title: &str, r: &ObjectReport) {
     if let Some(md) = &r.metadata {
         metadata_line(out, md);
     }
+    if r.metadata_notes.len() > 1 {
+        // ld.lld keeps one note per linked object; comgr merges them.
+        let list: Vec<String> = r
+            .metadata_notes
+            .iter()
+            .enumerate()
+            .map(|(i, n)| format!("#{} at {:#x} ({} kernel(s))", i + 1, n.offset, n.kernels))
+            .collect();
+        let _ = writeln!(
+            out,
+            "metadata notes: {}, merged: {}",
+            r.metadata_notes.len(),
+            list.join(", ")
+        );
+    }
     if let Some(md) = &r.metadata_v2 {
         metadata_v2_line(out, md);
     }
     for k in &r.kernels {
-        kernel(out, k);
+        kernel(out, r, k);
     }
     let _ = writeln!(out);
     if r.violations.is_empty() {
@@ -209,7 +224,7 @@ fn metadata_v2_line(out: &mut String, md: &MetadataV2) {
     );
 }
 
-fn kernel(out: &mut String, k: &KernelReport) {
+fn kernel(out: &mut String, r: &ObjectReport, k: &KernelReport) {
     let _ = writeln!(out);
     let at = k.descriptor_offset.map_or("not readable".to_owned(), |o| {
         format!("at file offset {o:#x}")
@@ -229,7 +244,22 @@ fn kernel(out: &mut String, k: &KernelReport) {
         }
     }
     if let Some(m) = &k.metadata {
+        let note = k
+            .metadata_note
+            .and_then(|i| Some((i, r.metadata_notes.get(i as usize)?)));
+        let from = match note {
+            Some((i, n)) => format!(
+                " (from metadata note #{} of {}, at {:#x})",
+                i + 1,
+                r.metadata_notes.len(),
+                n.offset
+            ),
+            None => String::new(),
+        };
+        let _ = writeln!(out, "  metadata{from}:");
         kernel_metadata(out, m);
+    } else if k.metadata_v2.is_none() && !r.metadata_notes.is_empty() {
+        let _ = writeln!(out, "  metadata: no metadata note describes this kernel");
     }
     if let Some(m) = &k.metadata_v2 {
         kernel_metadata_v2(out, m);
@@ -240,7 +270,6 @@ fn kernel(out: &mut String, k: &KernelReport) {
 }
 
 fn kernel_metadata(out: &mut String, m: &Kernel) {
-    let _ = writeln!(out, "  metadata:");
     let mut line = |key: &str, v: Option<String>| {
         if let Some(v) = v {
             let _ = writeln!(out, "    {key:<28} {v}");
