@@ -15,6 +15,7 @@
 
 pub mod rules;
 
+pub mod ccob;
 pub mod check;
 pub mod container;
 pub mod elf;
