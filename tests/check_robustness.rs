@@ -291,7 +291,11 @@ fn decompression_bombs_stop_at_the_ceiling() {
         let huge = cb::raw(3, method.code(), None, 1 << 63, &stream);
         for (name, d, want) in [
             ("honest", &honest, "above the 65536-byte limit"),
-            ("lying", &lying, ""),
+            (
+                "lying",
+                &lying,
+                "stream decompresses to more than the declared 65536 bytes",
+            ),
             (
                 "huge",
                 &huge,
@@ -301,11 +305,6 @@ fn decompression_bombs_stop_at_the_ceiling() {
             let p = problems(d, LIMIT);
             assert_eq!(p.len(), 1, "{method:?} {name}: {p:?}");
             assert!(p[0].contains(want), "{method:?} {name}: {}", p[0]);
-            assert!(
-                p[0].contains("more than") || p[0].contains("too small") || !want.is_empty(),
-                "{method:?} {name}: {}",
-                p[0]
-            );
             let (peak, _) = measured_check(d, LIMIT);
             // The output buffer is the declared size at most; nothing grows.
             assert!(

@@ -340,10 +340,15 @@ fn scan_bundles<'a>(region: &'a [u8], base: u64, in_host: bool, out: &mut Scan<'
                 pos = start + loc.size;
             }
             Err(e) => {
+                // Without a readable header its end is unknown, and its
+                // stream may hold anything (even a raw-stored bundle
+                // magic): searching on would report noise.
+                let rest = region.len() - start;
+                let place = if in_host { FATBIN_SECTION } else { "file" };
                 out.errors.push(format!(
-                    "compressed offload bundle at file offset {at:#x}: {e}"
+                    "compressed offload bundle at file offset {at:#x}: {e}; the remaining {rest} bytes of the {place} are not searched"
                 ));
-                pos = start + COMPRESSED_BUNDLE_MAGIC.len();
+                break;
             }
         }
     }
@@ -823,14 +828,24 @@ mod tests {
         fatbin.extend(&not_a_bundle);
         let d = host_elf(&[(FATBIN_SECTION, elf::SHF_ALLOC, &fatbin)]);
         let s = scan(&d);
-        // The scan resumes after the bad magic, so it may also stumble on
-        // the (raw-stored) bundle magic inside the stream: more errors.
+        // Its end unknown, the rest of the section is not searched (its
+        // stream holds the small bundle's magic stored raw).
+        assert_eq!(s.errors.len(), 1, "{:?}", s.errors);
+        let want = format!(
+            ": unknown format version 9 (known: 1, 2, 3); the remaining {} bytes of the .hip_fatbin are not searched",
+            fatbin.len()
+        );
         assert!(
-            s.errors[0].ends_with(": unknown format version 9 (known: 1, 2, 3)")
+            s.errors[0].ends_with(&want)
                 && s.errors[0].starts_with("compressed offload bundle at file offset 0x"),
             "{}",
             s.errors[0]
         );
+        assert!(s.compressed.is_empty());
+        // A good header over bytes that are not a bundle.
+        let d = host_elf(&[(FATBIN_SECTION, elf::SHF_ALLOC, &not_a_bundle)]);
+        let s = scan(&d);
+        assert!(s.errors.is_empty(), "{:?}", s.errors);
         let (members, failures) = visit(&s, DEFAULT_UNPACK_LIMIT);
         assert!(members.is_empty());
         let fb = s.compressed[0].offset;
