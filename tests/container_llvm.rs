@@ -308,6 +308,22 @@ fn bundles_each_bundler_writes_are_read_as_it_unbundles_them() {
         String::from_utf8_lossy(&o.stderr)
     );
     assert!(out.contains("checked 12 code objects"), "{out}");
+    // explain unpacks too, and names the member.
+    let o = Command::new(env!("CARGO_BIN_EXE_hsaco-conform"))
+        .args(["explain", "--member", "gfx942"])
+        .arg(t.path("c22.ccob"))
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    assert!(
+        out.starts_with(&format!(
+            "{} [ccob@0x0:{GFX942}]\n",
+            t.path("c22.ccob").display()
+        )),
+        "{out}"
+    );
+    assert!(out.contains("target gfx942"), "{out}");
 }
 
 #[test]
