@@ -596,3 +596,54 @@ fn bad_compressed_bundles_are_one_line_errors_naming_the_file() {
         );
     }
 }
+
+#[test]
+fn the_hsa_runtimes_embedded_blit_kernels_are_whole_code_objects() {
+    let path = Path::new("/usr/lib/x86_64-linux-gnu/libhsa-runtime64.so.1");
+    let Ok(bytes) = std::fs::read(path) else {
+        println!(
+            "skipped: {} is not installed (Debian libhsa-runtime64-1)",
+            path.display()
+        );
+        return;
+    };
+    let Some(readelf) = require_tool("llvm-readelf-19") else {
+        return;
+    };
+    let ours = members(&bytes);
+    // ROCr keeps its blit and trap kernels as ELF images in .data: one or
+    // more per supported processor.
+    assert!(ours.len() >= 20, "{} members", ours.len());
+    let dir = tempfile::tempdir().unwrap();
+    for (name, data) in &ours {
+        assert!(name.starts_with(".data@0x"), "{name}");
+        let p = dir.path().join("member.co");
+        std::fs::write(&p, data).unwrap();
+        // llvm-readelf reads each as a whole ELF file, and its section
+        // header table ends exactly where our extent does.
+        let o = run(Command::new(&readelf)
+            .args(["--file-header", "--sections"])
+            .arg(&p));
+        assert!(
+            o.stderr.is_empty(),
+            "{name}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let text = String::from_utf8_lossy(&o.stdout);
+        let field = |label: &str| -> u64 {
+            let line = text
+                .lines()
+                .find(|l| l.trim_start().starts_with(label))
+                .unwrap();
+            line[line.find(':').unwrap() + 1..]
+                .split_whitespace()
+                .next()
+                .unwrap()
+                .parse()
+                .unwrap()
+        };
+        let end = field("Start of section headers")
+            + field("Size of section headers") * field("Number of section headers");
+        assert_eq!(data.len() as u64, end, "{name}");
+    }
+}
