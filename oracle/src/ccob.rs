@@ -17,8 +17,8 @@
 //! Version 1 has none, so its end is where the compressed stream ends.
 //! clang-offload-bundler-19 writes version 2 only; -22 writes 3, or 2 when
 //! `COMPRESSED_BUNDLE_FORMAT_VERSION=2` (it refuses 1); both pick zstd
-//! whenever LLVM was built with it and zlib otherwise, and both read all
-//! three versions and both methods.
+//! whenever LLVM was built with it and zlib otherwise. -22 reads all three
+//! versions, -19 versions 1 and 2, both with either method.
 //!
 //! The hash (low 64 bits of the MD5 of the uncompressed bundle) is not
 //! verified: LLVM's reader only prints it, and hashing gigabytes of
@@ -41,9 +41,9 @@ use zstd::zstd_safe;
 pub const MAGIC: &[u8; 4] = b"CCOB";
 
 /// Default ceiling on one bundle's declared uncompressed size. The largest
-/// real one seen (hipBLASLt 7.1, gfx942 kernels) is 171 MB; a 1 GiB ceiling
-/// leaves a 6x margin while bounding what a hostile header can make us
-/// allocate.
+/// real one seen (hipBLASLt 7.1, a gfx1200 Tensile library) is 171 MB; a
+/// 1 GiB ceiling leaves a 6x margin while bounding what a hostile header
+/// can make us allocate.
 pub const DEFAULT_UNPACK_LIMIT: u64 = 1 << 30;
 
 /// The compression method of a compressed bundle.
