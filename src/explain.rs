@@ -22,48 +22,61 @@ pub fn run(path: &Path, member: Option<&str>) -> u8 {
         }
     };
     let scan = container::scan(&bytes);
+    let mut failed = !scan.errors.is_empty();
     for e in &scan.errors {
         eprintln!("hsaco-conform explain: {}: {e}", path.display());
     }
     if scan.not_a_code_object {
         eprintln!(
-            "hsaco-conform explain: {}: not a code object, offload bundle, or ELF file with a .hip_fatbin section",
+            "hsaco-conform explain: {}: not a code object, offload bundle (compressed or not), or ELF file with a .hip_fatbin section or an embedded AMDGPU ELF image",
             path.display()
         );
         return 2;
     }
-    let chosen: Vec<_> = scan
-        .members
-        .iter()
-        .filter(|m| member.is_none_or(|want| m.name.as_deref().is_some_and(|n| n.contains(want))))
-        .collect();
-    if chosen.is_empty() {
+    // Compressed bundles are unpacked one at a time; every member's name is
+    // kept so that a filter matching nothing can list them.
+    let mut out = String::new();
+    let mut names = Vec::new();
+    let mut shown = 0;
+    scan.for_each(container::DEFAULT_UNPACK_LIMIT, &mut |v| match v {
+        container::Visit::Members(ms) => {
+            for m in ms {
+                let name = m.name.as_deref();
+                names.push(name.unwrap_or("(plain code object)").to_owned());
+                if !member.is_none_or(|want| name.is_some_and(|n| n.contains(want))) {
+                    continue;
+                }
+                let title = match name {
+                    Some(n) => format!("{} [{n}]", path.display()),
+                    None => path.display().to_string(),
+                };
+                render(&mut out, &title, &check_object(m.data));
+                shown += 1;
+            }
+        }
+        container::Visit::Failed { error, .. } => {
+            failed = true;
+            eprintln!("hsaco-conform explain: {}: {error}", path.display());
+        }
+    });
+    if shown == 0 {
         eprintln!(
             "hsaco-conform explain: {}: no code object matches",
             path.display()
         );
-        if !scan.members.is_empty() {
+        if !names.is_empty() {
             eprintln!("members are:");
-            for m in &scan.members {
-                eprintln!("  {}", m.name.as_deref().unwrap_or("(plain code object)"));
+            for n in &names {
+                eprintln!("  {n}");
             }
         }
         return 2;
     }
-    let mut out = String::new();
-    for m in chosen {
-        let title = match &m.name {
-            Some(n) => format!("{} [{n}]", path.display()),
-            None => path.display().to_string(),
-        };
-        let r = check_object(m.data);
-        render(&mut out, &title, &r);
-    }
     print!("{out}");
-    if scan.errors.is_empty() {
-        0
-    } else {
+    if failed {
         2
+    } else {
+        0
     }
 }
 

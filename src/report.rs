@@ -125,12 +125,17 @@ pub fn check_file(inp: &Input, detail: Detail, each: &mut dyn FnMut(FileEntry)) 
             each(failed(
                 &path,
                 None,
-                "not a code object: neither an AMDGPU ELF file, an offload bundle, nor an ELF file with a .hip_fatbin section".to_owned(),
+                "not a code object: neither an AMDGPU ELF file, an offload bundle (compressed or not), nor an ELF file with a .hip_fatbin section or an embedded AMDGPU ELF image".to_owned(),
             ));
         }
         return inp.explicit;
     }
-    for_each_member(&path, &scan.members, detail, each);
+    // Compressed bundles are unpacked one at a time, their members checked
+    // on all cores, and dropped before the next.
+    scan.for_each(container::DEFAULT_UNPACK_LIMIT, &mut |v| match v {
+        container::Visit::Members(ms) => for_each_member(&path, ms, detail, each),
+        container::Visit::Failed { at, error } => each(failed(&path, Some(at), error)),
+    });
     for e in scan.errors {
         each(failed(&path, None, e));
     }

@@ -45,28 +45,44 @@ fn budget(n: usize) -> usize {
     16 * n + (1 << 20)
 }
 
-/// Checks `bytes` as `check` does (container scan, then every member) and
-/// returns the peak extra allocation.
-fn measured_check(bytes: &[u8]) -> usize {
+/// Ceiling on one compressed bundle's uncompressed size in these tests
+/// (the API's override of [`container::DEFAULT_UNPACK_LIMIT`]).
+const LIMIT: u64 = 1 << 16;
+
+/// Allowance for an input holding compressed bundles: the one decompressed
+/// bundle alive (at most `limit`) and the check of its members (within
+/// [`budget`] of its size).
+fn unpack_allowance(limit: u64) -> usize {
+    17 * limit as usize
+}
+
+/// Checks `bytes` as `check` does (container scan, then every member, each
+/// compressed bundle unpacked in turn with ceiling `limit`) and returns
+/// the peak extra allocation and whether a compressed bundle was found.
+fn measured_check(bytes: &[u8], limit: u64) -> (usize, bool) {
     let base = CURRENT.load(Ordering::Relaxed);
     PEAK.store(base, Ordering::Relaxed);
     let scan = container::scan(bytes);
-    for m in &scan.members {
-        let r = check_object(m.data);
-        assert!(r.violations.len() <= hsaco_oracle::rules::MAX_VIOLATIONS);
-        drop(r);
-    }
+    scan.for_each(limit, &mut |v| {
+        if let container::Visit::Members(ms) = v {
+            for m in ms {
+                let r = check_object(m.data);
+                assert!(r.violations.len() <= hsaco_oracle::rules::MAX_VIOLATIONS);
+            }
+        }
+    });
+    let unpacks = !scan.compressed.is_empty();
     drop(scan);
-    PEAK.load(Ordering::Relaxed).saturating_sub(base)
+    (PEAK.load(Ordering::Relaxed).saturating_sub(base), unpacks)
 }
 
 fn assert_bounded(bytes: &[u8]) {
-    let peak = measured_check(bytes);
+    let (peak, unpacks) = measured_check(bytes, LIMIT);
+    let allowed = budget(bytes.len()) + if unpacks { unpack_allowance(LIMIT) } else { 0 };
     assert!(
-        peak <= budget(bytes.len()),
-        "checking {} bytes allocated {peak} bytes at peak (budget {})",
+        peak <= allowed,
+        "checking {} bytes allocated {peak} bytes at peak (budget {allowed})",
         bytes.len(),
-        budget(bytes.len())
     );
 }
 
@@ -157,4 +173,164 @@ fn mutated_real_objects_never_panic_and_stay_bounded() {
             assert_bounded(&m);
         }
     }
+}
+
+use support::ccob::{self as cb, Method};
+
+const METHODS: [Method; 2] = [Method::Zlib, Method::Zstd];
+
+/// Problems `check` would report for `bytes`: the scan's structural errors
+/// and the compressed bundles that could not be unpacked or read.
+fn problems(bytes: &[u8], limit: u64) -> Vec<String> {
+    let scan = container::scan(bytes);
+    let mut out = scan.errors.clone();
+    scan.for_each(limit, &mut |v| {
+        if let container::Visit::Failed { error, .. } = v {
+            out.push(error);
+        }
+    });
+    out
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    /// Any bytes after the magic, with a known or unknown version and method.
+    #[test]
+    fn bytes_after_a_ccob_magic_never_panic_and_stay_bounded(
+        version in prop_oneof![1u16..=3, any::<u16>()],
+        method in prop_oneof![0u16..=1, any::<u16>()],
+        rest in proptest::collection::vec(any::<u8>(), 0..600),
+    ) {
+        let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+        let mut d = b"CCOB".to_vec();
+        d.extend(version.to_le_bytes());
+        d.extend(method.to_le_bytes());
+        d.extend(rest);
+        assert_bounded(&d);
+    }
+
+    /// A well-formed compressed bundle of every version and method with a
+    /// few bytes overwritten anywhere (header fields, stream).
+    #[test]
+    fn damaged_compressed_bundles_never_panic_and_stay_bounded(
+        version in 1u16..=3,
+        zstd in any::<bool>(),
+        payload in proptest::collection::vec(any::<u8>(), 0..2000),
+        flips in proptest::collection::vec((any::<usize>(), any::<u8>()), 1..6),
+    ) {
+        let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+        let method = if zstd { Method::Zstd } else { Method::Zlib };
+        let mut d = cb::ccob(version, method, &cb::bundle(&[("hipv4-amdgcn-amd-amdhsa--gfx90a", &payload)]));
+        let n = d.len();
+        for (i, b) in flips {
+            d[i % n] ^= b | 1;
+        }
+        assert_bounded(&d);
+    }
+}
+
+#[test]
+fn compressed_real_object_truncations_and_extreme_fields_are_errors_and_bounded() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let seeds = seeds();
+    let Some(object) = seeds.get(1) else { return };
+    let inner = cb::bundle(&[
+        ("host-x86_64-unknown-linux-gnu-", b""),
+        ("hipv4-amdgcn-amd-amdhsa--gfx90a", object),
+    ]);
+    let limit = inner.len() as u64;
+    let extremes = [0u64, 1, 0x7f, 0xffff, 0xffff_ffff, u64::MAX, 1 << 63];
+    for version in 1..=3 {
+        for method in METHODS {
+            let good = cb::ccob(version, method, &inner);
+            let ctx = format!("v{version} {method:?}");
+            assert!(problems(&good, limit).is_empty(), "{ctx}");
+            // Every truncation point is reported, never a panic or a
+            // silently shorter list.
+            for cut in 4..good.len() {
+                let p = problems(&good[..cut], limit);
+                assert!(!p.is_empty(), "{ctx} cut at {cut} went unreported");
+                assert!(p.iter().all(|e| !e.contains('\n')), "{ctx}: {p:?}");
+                let (peak, _) = measured_check(&good[..cut], limit);
+                assert!(
+                    peak <= budget(cut) + unpack_allowance(limit),
+                    "{ctx} cut {cut}: {peak}"
+                );
+            }
+            // Extreme values over every header field.
+            for off in 4..32 {
+                for v in extremes {
+                    let mut m = good.clone();
+                    m[off..off + 8].copy_from_slice(&v.to_le_bytes());
+                    let (peak, _) = measured_check(&m, limit);
+                    assert!(
+                        peak <= budget(m.len()) + unpack_allowance(limit),
+                        "{ctx} {off} {v:#x}: {peak}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn decompression_bombs_stop_at_the_ceiling() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    // 32 MiB of zeros in a few KiB: 512 times the ceiling.
+    let big = 32u64 << 20;
+    for method in METHODS {
+        let stream = cb::zeros(method, big);
+        assert!(stream.len() < (64 << 10), "{method:?}: {}", stream.len());
+        // The header tells the truth: refused before decompressing.
+        let honest = cb::raw(3, method.code(), None, big, &stream);
+        // The header declares at most the ceiling, the stream says more
+        // (no content size in the frame, so only decompressing finds out).
+        let lying = cb::raw(3, method.code(), None, LIMIT, &stream);
+        // A version-3 uncompressed size of 2^63.
+        let huge = cb::raw(3, method.code(), None, 1 << 63, &stream);
+        for (name, d, want) in [
+            ("honest", &honest, "above the 65536-byte limit"),
+            (
+                "lying",
+                &lying,
+                "stream decompresses to more than the declared 65536 bytes",
+            ),
+            (
+                "huge",
+                &huge,
+                "declares 9223372036854775808 bytes uncompressed, above",
+            ),
+        ] {
+            let p = problems(d, LIMIT);
+            assert_eq!(p.len(), 1, "{method:?} {name}: {p:?}");
+            assert!(p[0].contains(want), "{method:?} {name}: {}", p[0]);
+            let (peak, _) = measured_check(d, LIMIT);
+            // The output buffer is the declared size at most; nothing grows.
+            assert!(
+                peak <= budget(d.len()) + LIMIT as usize,
+                "{method:?} {name}: {peak} bytes at peak"
+            );
+        }
+        // The default ceiling refuses 2^63 just the same, allocating nothing.
+        let p = problems(&huge, container::DEFAULT_UNPACK_LIMIT);
+        assert!(p[0].contains("above the 1073741824-byte limit"), "{}", p[0]);
+    }
+    // A frame that states its content size is refused before the output
+    // buffer exists.
+    let framed = cb::raw(
+        3,
+        Method::Zstd.code(),
+        None,
+        LIMIT,
+        &cb::compress(Method::Zstd, &vec![0u8; 1 << 20]),
+    );
+    let p = problems(&framed, LIMIT);
+    assert!(
+        p[0].contains("zstd frames declare at least 1048576 bytes"),
+        "{}",
+        p[0]
+    );
+    let (peak, _) = measured_check(&framed, LIMIT);
+    assert!(peak <= budget(framed.len()), "{peak}");
 }

@@ -13,6 +13,9 @@
 //! build under `<target dir>/fixtures/`) is copied into `oracle_check`'s
 //! seeds, and its `.text` becomes a `libllvm_disasm` seed for its
 //! processor (with LLVM 19, and with LLVM 14 when it knows the processor).
+//! An OBJECT that is a container (an offload bundle, compressed or not, or
+//! a host binary) is copied into `oracle_check`'s seeds as
+//! `container-FILE`.
 //! Existing files of the same name are overwritten; nothing is deleted.
 
 use std::path::{Path, PathBuf};
@@ -20,6 +23,7 @@ use std::path::{Path, PathBuf};
 use hsaco_conform::peers::llvm_disasm::LlvmLib;
 use hsaco_fuzz::{peer, replay, smem_vs_libllvm, smoke};
 use hsaco_oracle::check::check_object;
+use hsaco_oracle::container;
 use hsaco_oracle::elf::Elf;
 use hsaco_oracle::rules::Sink;
 use hsaco_oracle::smem::forms::forms;
@@ -169,6 +173,17 @@ fn real_objects(
 ) {
     for p in objects {
         let data = std::fs::read(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+        if container::kind(&data) != container::Kind::CodeObject {
+            // A bundle (compressed or not) or a host binary: a seed of the
+            // container layer, named after its file.
+            let file = p.file_name().and_then(|s| s.to_str()).unwrap_or("file");
+            write(
+                &root.join("oracle_check"),
+                &format!("container-{file}"),
+                &data,
+            );
+            continue;
+        }
         let report = check_object(&data);
         let (Some(target), Some(cov)) = (report.target.clone(), report.code_object_version) else {
             eprintln!(

@@ -98,10 +98,18 @@ pub const ELFOSABI_AMDGPU_HSA: u8 = 64;
 pub const ELFOSABI_AMDGPU_PAL: u8 = 65;
 /// `ELFOSABI_AMDGPU_MESA3D`.
 pub const ELFOSABI_AMDGPU_MESA3D: u8 = 66;
+/// `ELFCLASS64` (`EI_CLASS`).
+pub const ELFCLASS64: u8 = 2;
+/// `ELFDATA2LSB` (`EI_DATA`): little-endian.
+pub const ELFDATA2LSB: u8 = 1;
+/// `EV_CURRENT` (`EI_VERSION` and `e_version`).
+pub const EV_CURRENT: u8 = 1;
 /// `ET_REL`.
 pub const ET_REL: u16 = 1;
 /// `ET_DYN`.
 pub const ET_DYN: u16 = 3;
+/// `SHT_PROGBITS`.
+pub const SHT_PROGBITS: u32 = 1;
 /// `SHT_SYMTAB`.
 pub const SHT_SYMTAB: u32 = 2;
 /// `SHT_STRTAB`.
@@ -127,8 +135,10 @@ pub const PT_NOTE: u32 = 4;
 
 /// Size of an ELF64 file header.
 pub const EHDR_SIZE: usize = 64;
-const PHDR_SIZE: usize = 56;
-const SHDR_SIZE: usize = 64;
+/// Size of an ELF64 program header.
+pub const PHDR_SIZE: usize = 56;
+/// Size of an ELF64 section header.
+pub const SHDR_SIZE: usize = 64;
 
 /// Reads a little-endian `u16` at `off`, or `None` past the end.
 pub fn le_u16(d: &[u8], off: usize) -> Option<u16> {
@@ -407,7 +417,7 @@ impl<'a> Elf<'a> {
             );
             return None;
         };
-        if h.class != 2 {
+        if h.class != ELFCLASS64 {
             sink.report_at(
                 &IDENT_CLASS,
                 4,
@@ -415,7 +425,7 @@ impl<'a> Elf<'a> {
             );
             return None;
         }
-        if h.data != 1 {
+        if h.data != ELFDATA2LSB {
             sink.report_at(
                 &IDENT_DATA,
                 5,
@@ -431,7 +441,7 @@ impl<'a> Elf<'a> {
             );
             return None;
         }
-        if h.ident_version != 1 {
+        if h.ident_version != EV_CURRENT {
             sink.report_at(
                 &IDENT_VERSION,
                 6,
@@ -481,7 +491,7 @@ impl<'a> Elf<'a> {
                 format!("e_type is {}, expected 1 (ET_REL) or 3 (ET_DYN)", h.e_type),
             );
         }
-        if h.version != 1 {
+        if h.version != u32::from(EV_CURRENT) {
             sink.report_at(
                 &VERSION,
                 20,

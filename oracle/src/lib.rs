@@ -8,13 +8,15 @@
 //!
 //! Start at [`check::check_object`] for one code object, or at
 //! [`container::scan`] for files that may hold several (offload bundles,
-//! host binaries with a `.hip_fatbin` section).
+//! compressed or not, and host binaries with a `.hip_fatbin` section or
+//! code objects embedded in their data).
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod rules;
 
+pub mod ccob;
 pub mod check;
 pub mod container;
 pub mod elf;

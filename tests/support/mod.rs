@@ -9,6 +9,7 @@
 
 use std::path::PathBuf;
 
+pub mod ccob;
 pub mod elfedit;
 pub mod fixtures;
 pub mod mc;
