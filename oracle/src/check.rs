@@ -408,6 +408,8 @@ fn merge_metadata<'a>(
         }
     }
     notes::check_merge(&roots, sink);
+    let roots: Vec<notes::MetadataRoot> = roots.into_iter().map(|(_, r)| r).collect();
+    metadata::missing_target(&roots, cov, sink);
     m
 }
 

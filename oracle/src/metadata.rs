@@ -70,8 +70,8 @@ crate::declare_rules! {
         "amdhsa.version must be the one of the code object version in EI_ABIVERSION: V3 [1,0], V4 [1,1], V5 and V6 [1,2]; runtimes pick the kernarg layout from it.",
         "NOTES.md: Metadata; llvm/include/llvm/Support/AMDGPUMetadata.h");
     TARGET_MISSING = (Warning, "metadata.target.missing",
-        "From code object V4 the metadata should name the target ID in amdhsa.target, as LLVM always writes it (its verifier does not require it).",
-        "NOTES.md: Metadata; llvm/lib/Target/AMDGPU/AMDGPUHSAMetadataStreamer.cpp (emitTargetID)");
+        "From code object V4, amdhsa.target is a required key (LLVM's V4 metadata table) that LLVM always writes: at least one metadata note of the object names the target ID. A warning, because nothing reads it (LLVM's metadata verifier does not check it; comgr and ROCr take the target from e_flags).",
+        "AMDGPUUsage.rst (LLVM 19 and 22): AMDHSA Code Object V4 Metadata Map Changes (amdhsa.target Required); llvm/lib/BinaryFormat/AMDGPUMetadataVerifier.cpp; llvm/lib/Target/AMDGPU/AMDGPUHSAMetadataStreamer.cpp (emitTargetID)");
     TARGET_INVALID = (Warning, "metadata.target.invalid",
         "amdhsa.target should be amdgcn-amd-amdhsa-- followed by a target ID the oracle knows (processor, then :feature+ or :feature- settings).",
         "amdgpu-usage.rst: Target ID; NOTES.md: ELF header");
@@ -1608,6 +1608,7 @@ impl<'a> Checker<'_, 'a> {
             .unwrap_or(0);
         let mut refs = Vec::with_capacity(count);
         let root_facts = crate::notes::MetadataRoot {
+            target_key: f.get(kdef!(root "amdhsa.target")).is_some(),
             version,
             target: target.as_deref().map(str::to_owned),
             printf: f
@@ -1688,14 +1689,9 @@ impl<'a> Checker<'_, 'a> {
     }
 
     fn target(&mut self, target: Option<&str>, node: Option<Node>) {
+        // A missing key is judged per object, not per note
+        // ([`missing_target`]): one note naming the target is enough.
         let Some(t) = target else {
-            if self.ctx.cov >= CodeObjectVersion::V4 && node.is_none() {
-                self.report(
-                    &TARGET_MISSING,
-                    None,
-                    format!("code object {} metadata has no amdhsa.target", self.ctx.cov),
-                );
-            }
             return;
         };
         let Some(rest) = t.strip_prefix(TARGET_PREFIX) else {
@@ -2326,7 +2322,30 @@ pub(crate) fn printf_ok(s: &str) -> bool {
 /// the file. Returns the model if the description decodes to a map (even
 /// if it breaks rules), `None` otherwise.
 pub fn check(desc: &[u8], desc_offset: u64, ctx: &Context, sink: &mut Sink) -> Option<Metadata> {
-    check_parts(desc, desc_offset, ctx, sink, true).and_then(|p| p.model)
+    let parts = check_parts(desc, desc_offset, ctx, sink, true)?;
+    missing_target(std::slice::from_ref(&parts.root), ctx.cov, sink);
+    parts.model
+}
+
+/// `metadata.target.missing`, once per object: code object V4 or later
+/// whose metadata notes (`roots`, those that decoded to a map) all lack
+/// the `amdhsa.target` key.
+pub(crate) fn missing_target(
+    roots: &[crate::notes::MetadataRoot],
+    cov: CodeObjectVersion,
+    sink: &mut Sink,
+) {
+    if cov >= CodeObjectVersion::V4 && !roots.is_empty() && roots.iter().all(|r| !r.target_key) {
+        let what = if roots.len() == 1 {
+            "metadata has".to_owned()
+        } else {
+            format!("metadata notes ({}) have", roots.len())
+        };
+        sink.report(
+            &TARGET_MISSING,
+            format!("code object {cov} {what} no amdhsa.target"),
+        );
+    }
 }
 
 /// Like [`check`] (the same violations), returning what the whole-object

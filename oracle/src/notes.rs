@@ -357,6 +357,8 @@ pub struct MetadataRoot {
     pub version: Option<[u64; 2]>,
     /// `amdhsa.target`.
     pub target: Option<String>,
+    /// Whether the note has the `amdhsa.target` key (of any type).
+    pub target_key: bool,
     /// `amdhsa.printf`, if the note has the key.
     pub printf: Option<Vec<String>>,
 }
@@ -885,6 +887,7 @@ mod tests {
         MetadataRoot {
             version,
             target: target.map(str::to_owned),
+            target_key: target.is_some(),
             printf: printf.map(|p| p.iter().map(|s| (*s).to_owned()).collect()),
         }
     }
