@@ -299,6 +299,7 @@ pub fn scope(id: &str) -> Result<Scope, &'static str> {
         | "elf.shstrndx"
         | "elf.load_segments" => |f| f.cov >= 3,
         "elf.e_flags.generic_needs_v6" => |f| f.target_has(|t| t.is_generic),
+        "elf.e_flags.mach_retired" => |f| f.target_has(|t| t.is_retired()),
         // Notes: every V3+ object has the metadata note.
         "note.section.align"
         | "note.truncated"

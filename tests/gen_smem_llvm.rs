@@ -196,7 +196,7 @@ fn other_processor_streams_match_llvm_mc() {
     };
     let mut done = 0;
     for t in hsa_targets() {
-        if !t.llvm19 || SmemGen::for_target(t).is_none() || FAMILIES.contains(&t.name) {
+        if !t.llvm19() || SmemGen::for_target(t).is_none() || FAMILIES.contains(&t.name) {
             continue;
         }
         check_target(&tool, t, OTHER_SEEDS);

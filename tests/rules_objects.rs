@@ -129,7 +129,12 @@ pub const MUTATIONS: &[(&str, Base, Mutate)] = &[
     ("elf.entry", Base::Gfx90aV5, |o| o.set_u64(24, 0x100)),
     ("elf.header.sizes", Base::Gfx90aV5, |o| o.set_u16(52, 60)),
     ("elf.e_flags.mach", Base::Gfx90aV5, |o| {
-        // 0x40 was gfx940, now retired.
+        // 0x27 is reserved.
+        let f = o.u32(48);
+        o.set_u32(48, (f & !0xff) | 0x27)
+    }),
+    ("elf.e_flags.mach_retired", Base::Gfx942V5, |o| {
+        // 0x40 is gfx940, which LLVM 21 removed (same facts as gfx942).
         let f = o.u32(48);
         o.set_u32(48, (f & !0xff) | 0x40)
     }),

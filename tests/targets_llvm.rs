@@ -1,13 +1,23 @@
-//! Checks the oracle's target table against the installed LLVM.
+//! Checks the oracle's target tables against every installed LLVM.
 //!
-//! - Which processors LLVM 19 knows (`Target::llvm19`), by asking
-//!   `llvm-mc-19` for each name.
-//! - For every HSA processor LLVM 19 knows, one `clang-19` compile of a
-//!   two-kernel OpenCL file: the ELF `e_flags` (mach, xnack/sramecc
-//!   fields, generic version), the kernel descriptors (wave32 default and
-//!   wave64 on request, architected flat scratch, the SGPR init bugs) and
-//!   the `amdhsa.target` metadata string must match the table, and that
-//!   string must parse and print back identically.
+//! - For each installed LLVM (14, 15, 16, 19, 22): the processors its
+//!   `llc -mcpu=help` lists against the releases the table records for each
+//!   processor (`Target::llvm_first`, `llvm_removed`, the aliases and the
+//!   unmodelled newer processors), and one `llc` object per listed name,
+//!   read back with that release's `llvm-readobj --file-headers`: mach,
+//!   xnack/sramecc support and settings, generic version and code object
+//!   version must be what the table predicts, LLVM must refuse a feature
+//!   exactly where the table does, and the oracle must check the object
+//!   with no error or warning.
+//! - For every HSA processor LLVM 19 knows (the retired gfx940/gfx941
+//!   included), one `clang-19` compile of a two-kernel OpenCL file: the ELF
+//!   `e_flags` (mach, xnack/sramecc fields, generic version), the kernel
+//!   descriptors (wave32 default and wave64 on request, architected flat
+//!   scratch, the SGPR init bugs) and the `amdhsa.target` metadata string
+//!   must match the table, and that string must parse and print back
+//!   identically.
+//! - gfx940/gfx941 objects from `clang-19` (V4 and V5, xnack/sramecc
+//!   settings) are clean but for the one info that later LLVM retired them.
 //! - Target IDs with explicit features through `clang-19`, and the V2/V3
 //!   spelling and `e_flags` of LLVM 14 through `llc-14`.
 //!
@@ -15,9 +25,12 @@
 
 mod support;
 
+use hsaco_oracle::check::check_object;
 use hsaco_oracle::targets::{
-    self, CodeObjectVersion, FeatureSetting, Generation, Target, TargetId, TRIPLE_PREFIX,
+    self, CodeObjectVersion, Feature, FeatureSetting, Generation, Target, TargetId, TRIPLE_PREFIX,
 };
+use hsaco_oracle::{Severity, Violation};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -53,51 +66,6 @@ fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> Vec<R> + Sync) -> Ve
             .flat_map(|h| h.join().expect("worker thread panicked"))
             .collect()
     })
-}
-
-#[test]
-fn llvm19_knows_exactly_the_claimed_processors() {
-    let Some(mc) = support::require_tool("llvm-mc-19") else {
-        return;
-    };
-    // (name, triple, expected "known to LLVM 19")
-    let mut cases: Vec<(String, &str, bool)> = targets::TARGETS
-        .iter()
-        .map(|t| {
-            let triple = if t.hsa { "amdgcn-amd-amdhsa" } else { "r600" };
-            (t.name.to_owned(), triple, t.llvm19)
-        })
-        .collect();
-    // LLVM 19 still has the retired processors; the newer ones postdate it.
-    cases.extend(
-        targets::RETIRED
-            .iter()
-            .map(|(_, n)| (n.to_string(), "amdgcn-amd-amdhsa", true)),
-    );
-    cases.extend(
-        targets::UNMODELLED
-            .iter()
-            .map(|(_, n)| (n.to_string(), "amdgcn-amd-amdhsa", false)),
-    );
-    let mismatches = par_map(&cases, |(name, triple, expected)| {
-        let out = Command::new(&mc)
-            .args([format!("-triple={triple}"), format!("-mcpu={name}")])
-            .stdin(Stdio::null())
-            .output();
-        let Ok(out) = out else {
-            return vec![format!("{name}: could not run llvm-mc-19")];
-        };
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        let known = !stderr.contains("is not a recognized processor");
-        if known == *expected {
-            vec![]
-        } else {
-            vec![format!(
-                "{name}: table says llvm19={expected}, llvm-mc-19 says known={known}"
-            )]
-        }
-    });
-    fail_with("llvm19 flags", &mismatches);
 }
 
 /// The few ELF facts the checks need, read without the oracle's parser so
@@ -420,8 +388,11 @@ fn clang19_objects_agree_with_the_table() {
     };
     let dir = tempfile::tempdir().expect("temp dir");
     std::fs::write(dir.path().join("k.cl"), KERNELS).expect("write kernel source");
-    let hsa: Vec<&'static Target> = targets::hsa_targets().filter(|t| t.llvm19).collect();
-    assert!(hsa.len() >= 45, "only {} LLVM 19 targets", hsa.len());
+    let hsa: Vec<&'static Target> = targets::all_targets()
+        .filter(|t| t.hsa && t.llvm19())
+        .collect();
+    assert!(hsa.len() >= 47, "only {} LLVM 19 targets", hsa.len());
+    assert!(hsa.iter().any(|t| t.name == "gfx940") && hsa.iter().any(|t| t.name == "gfx941"));
     let mismatches = par_map(&hsa, |t| check_target(&clang, &readobj, dir.path(), t));
     fail_with("clang-19 vs target table", &mismatches);
 }
@@ -555,4 +526,650 @@ fn llc14_v2_v3_spelling_and_flags() {
         }
     }
     fail_with("llc-14 V2/V3", &bad);
+}
+
+// ---------------------------------------------------------------------------
+// Every installed LLVM against the tables.
+
+/// The installed LLVM releases compared with the tables.
+const LLVM_VERSIONS: [u8; 5] = [14, 15, 16, 19, 22];
+
+/// Names `-mcpu=help` lists that are not processors: LLVM's test-only
+/// models (GCNProcessors.td: code for "generic" "cannot reasonably be
+/// expected to execute on any particular target"), for which LLVM writes
+/// EF_AMDGPU_MACH_NONE and the oracle reports `elf.e_flags.mach`.
+const NOT_PROCESSORS: [&str; 2] = ["generic", "generic-hsa"];
+
+/// A kernel that reads both arguments and the work-item ID and stores to
+/// global memory, so the descriptor has real SGPR and VGPR use.
+const KERNEL_IR: &str = "\
+define amdgpu_kernel void @k(ptr addrspace(1) %p, i32 %v) {
+  %id = call i32 @llvm.amdgcn.workitem.id.x()
+  %g = getelementptr i32, ptr addrspace(1) %p, i32 %id
+  store i32 %v, ptr addrspace(1) %g
+  ret void
+}
+declare i32 @llvm.amdgcn.workitem.id.x()
+";
+
+/// A kernel without memory access, for r600 and the [`NOT_PROCESSORS`]
+/// (LLVM's `generic` model cannot select a global store).
+const EMPTY_IR: &str = "define amdgpu_kernel void @k() {\n  ret void\n}\n";
+
+/// A finding of a rule outside the target tables that objects of an
+/// installed LLVM are known to get: not a table disagreement, so this test
+/// lets it pass, and fails if it no longer occurs (so a fix elsewhere
+/// removes the entry).
+struct KnownElsewhere {
+    rule: &'static str,
+    llvm: u8,
+    applies: fn(&Target, CodeObjectVersion) -> bool,
+}
+
+/// Findings reported to their owners (see docs/errata.md, "Errata found
+/// while checking the target table against every installed LLVM").
+const KNOWN_ELSEWHERE: &[KnownElsewhere] = &[
+    // LLVM 19 GFX6 V5/V6: `.amdhsa_next_free_sgpr 8` with 10 user and 3
+    // work-group ID SGPRs enabled (GRANULATED_WAVEFRONT_SGPR_COUNT 0).
+    KnownElsewhere {
+        rule: "sgpr.allocation.too_small",
+        llvm: 19,
+        applies: |t, cov| t.generation == Generation::Gfx6 && cov >= CodeObjectVersion::V5,
+    },
+    // LLVM 22 GFX9 before gfx94x: 14 user + 3 system SGPRs, granule 0.
+    KnownElsewhere {
+        rule: "sgpr.allocation.too_small",
+        llvm: 22,
+        applies: |t, _| t.generation == Generation::Gfx9 && !t.architected_flat_scratch,
+    },
+];
+
+/// A feature request on the `llc` command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Request {
+    /// Not named: "any" where supported.
+    Default,
+    /// `+feature`.
+    On,
+    /// `-feature`.
+    Off,
+}
+
+impl Request {
+    const ALL: [Request; 3] = [Request::Default, Request::On, Request::Off];
+
+    /// The setting a processor that supports the feature ends up with.
+    fn setting(self) -> FeatureSetting {
+        match self {
+            Request::Default => FeatureSetting::Any,
+            Request::On => FeatureSetting::On,
+            Request::Off => FeatureSetting::Off,
+        }
+    }
+
+    fn mattr(self, feature: Feature) -> Option<String> {
+        match self {
+            Request::Default => None,
+            Request::On => Some(format!("+{}", feature.name())),
+            Request::Off => Some(format!("-{}", feature.name())),
+        }
+    }
+}
+
+/// What the oracle makes of a name an LLVM lists.
+#[derive(Debug, Clone, Copy)]
+enum Named {
+    /// A modelled processor, under its name or an alias.
+    Modelled(&'static Target),
+    /// A valid processor newer than the tables (name, mach).
+    Unmodelled(&'static str, u8),
+    /// One of [`NOT_PROCESSORS`].
+    NotProcessor,
+}
+
+fn classify(name: &str) -> Option<Named> {
+    if NOT_PROCESSORS.contains(&name) {
+        return Some(Named::NotProcessor);
+    }
+    if let Some(t) = targets::by_name_or_alias(name) {
+        return Some(Named::Modelled(t));
+    }
+    targets::UNMODELLED
+        .iter()
+        .find(|(_, n)| *n == name)
+        .map(|&(m, n)| Named::Unmodelled(n, m))
+}
+
+/// The processor names of `llc -march=ARCH -mcpu=help` (printed on stderr
+/// between "Available CPUs" and "Available features").
+fn cpu_list(llc: &Path, arch: &str) -> Result<Vec<String>, String> {
+    let out = Command::new(llc)
+        .args([format!("-march={arch}"), "-mcpu=help".into()])
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("{}: {e}", llc.display()))?;
+    let text = String::from_utf8_lossy(&out.stderr);
+    let names: Vec<String> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("Available CPUs"))
+        .skip(1)
+        .take_while(|l| !l.starts_with("Available features"))
+        .filter_map(|l| {
+            let (name, rest) = l.trim().split_once(' ')?;
+            rest.trim_start().starts_with('-').then(|| name.to_owned())
+        })
+        .collect();
+    if names.is_empty() {
+        return Err(format!(
+            "{} -march={arch} -mcpu=help listed no CPU",
+            llc.display()
+        ));
+    }
+    Ok(names)
+}
+
+/// The code object versions the differential test asks LLVM `v` for:
+/// V4 and later, as each release writes them. LLVM 14 only V4: its V5 is
+/// a pre-release (hidden arguments past `.kernarg_segment_size`, which the
+/// oracle rightly reports); V6 from LLVM 19; generic processors only V6.
+fn covs(v: u8, generic: bool) -> &'static [CodeObjectVersion] {
+    use CodeObjectVersion::*;
+    match (v, generic) {
+        (_, true) => &[V6],
+        (14, _) => &[V4],
+        (15 | 16, _) => &[V4, V5],
+        _ => &[V4, V5, V6],
+    }
+}
+
+/// One `llc` run: a name an LLVM lists, with the code object version and
+/// feature requests the rotation gave it.
+struct Job {
+    name: String,
+    named: Named,
+    r600: bool,
+    cov: CodeObjectVersion,
+    xnack: Request,
+    sramecc: Request,
+}
+
+/// The jobs for one release: every listed name once. The version and the
+/// feature requests rotate with the name's position, so that over a list
+/// each version and each request meets many processors while each name
+/// costs one process.
+fn jobs(v: u8, amdgcn: &[String], r600: &[String]) -> (Vec<Job>, Vec<String>) {
+    let mut bad = Vec::new();
+    let mut out = Vec::new();
+    for (i, name) in amdgcn.iter().enumerate() {
+        let Some(named) = classify(name) else {
+            bad.push(format!(
+                "LLVM {v} lists amdgcn processor {name}, which the oracle does not know"
+            ));
+            continue;
+        };
+        let generic = match named {
+            Named::Modelled(t) => t.is_generic,
+            Named::Unmodelled(n, _) => n.ends_with("-generic"),
+            Named::NotProcessor => false,
+        };
+        let c = covs(v, generic);
+        let n = c.len();
+        out.push(Job {
+            name: name.clone(),
+            named,
+            r600: false,
+            cov: c[i % n],
+            xnack: Request::ALL[(i / n) % 3],
+            sramecc: Request::ALL[(i / (3 * n)) % 3],
+        });
+    }
+    for name in r600 {
+        match targets::by_name(name) {
+            Some(t) if !t.hsa => out.push(Job {
+                name: name.clone(),
+                named: Named::Modelled(t),
+                r600: true,
+                cov: CodeObjectVersion::V4,
+                xnack: Request::Default,
+                sramecc: Request::Default,
+            }),
+            _ => bad.push(format!(
+                "LLVM {v} lists r600 processor {name}, which the oracle does not know as r600"
+            )),
+        }
+    }
+    (out, bad)
+}
+
+/// Every modelled processor (and amdgcn alias) the table says LLVM `v`
+/// knows must be in its list, and every listed one must be known to `v`
+/// by the table.
+fn compare_lists(v: u8, amdgcn: &[String], r600: &[String]) -> Vec<String> {
+    let mut bad = Vec::new();
+    let range = |t: &Target| match t.llvm_removed {
+        Some(r) => format!("LLVM {}-{}", t.llvm_first, r - 1),
+        None => format!("LLVM {} on", t.llvm_first),
+    };
+    for t in targets::all_targets() {
+        let list = if t.hsa { amdgcn } else { r600 };
+        let listed = list.iter().any(|n| n == t.name);
+        if listed != t.known_to_llvm(v) {
+            bad.push(format!(
+                "{}: the table says {} knows it, but LLVM {v} {} it",
+                t.name,
+                range(t),
+                if listed { "lists" } else { "does not list" }
+            ));
+        }
+    }
+    for (alias, canonical) in targets::ALIASES {
+        let Some(t) = targets::by_name(canonical).filter(|t| t.hsa) else {
+            continue; // r600 aliases are clang driver names, not in llc's list
+        };
+        if amdgcn.iter().any(|n| n == alias) != t.known_to_llvm(v) {
+            bad.push(format!(
+                "alias {alias} of {canonical}: LLVM {v} disagrees with the table"
+            ));
+        }
+    }
+    bad
+}
+
+/// An `llc` run's object path and stderr, or why it failed.
+type Built = Result<(PathBuf, String), String>;
+
+/// Runs `llc-NN` for `job`; returns the object path and llc's stderr.
+fn run_llc(llc: &Path, v: u8, dir: &Path, job: &Job) -> Built {
+    let obj = dir.join(format!("{}.o", job.name));
+    let ir = dir.join(match (job.r600, job.named) {
+        (true, _) | (_, Named::NotProcessor) => "empty.ll",
+        _ => "kernel.ll",
+    });
+    let mut cmd = Command::new(llc);
+    if job.r600 {
+        cmd.arg("-mtriple=r600");
+    } else {
+        cmd.arg("-mtriple=amdgcn-amd-amdhsa")
+            .arg(format!("--amdhsa-code-object-version={}", job.cov.number()));
+        if v == 14 {
+            cmd.arg("-opaque-pointers");
+        }
+    }
+    cmd.arg(format!("-mcpu={}", job.name));
+    let mattr: Vec<String> = [
+        job.xnack.mattr(Feature::Xnack),
+        job.sramecc.mattr(Feature::Sramecc),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    if !mattr.is_empty() {
+        cmd.arg(format!("-mattr={}", mattr.join(",")));
+    }
+    let out = cmd
+        .arg("-filetype=obj")
+        .arg(&ir)
+        .arg("-o")
+        .arg(&obj)
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("could not run llc-{v}: {e}"))?;
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    if !out.status.success() {
+        let last = stderr.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+        return Err(format!("llc-{v} failed ({}): {last}", out.status));
+    }
+    Ok((obj, stderr))
+}
+
+/// `llvm-readobj --file-headers` over many files at once: path →
+/// (EI_ABIVERSION, e_flags).
+fn read_headers(readobj: &Path, files: &[&PathBuf]) -> BTreeMap<PathBuf, (u8, u32)> {
+    let mut out = BTreeMap::new();
+    if files.is_empty() {
+        return out;
+    }
+    let Ok(o) = Command::new(readobj)
+        .arg("--file-headers")
+        .args(files)
+        .stdin(Stdio::null())
+        .output()
+    else {
+        return out;
+    };
+    let text = String::from_utf8_lossy(&o.stdout);
+    let (mut file, mut abi) = (None, None);
+    for line in text.lines().map(str::trim) {
+        if let Some(f) = line.strip_prefix("File:") {
+            file = Some(PathBuf::from(f.trim()));
+            abi = None;
+        } else if let Some(a) = line.strip_prefix("ABIVersion:") {
+            abi = a.trim().parse::<u8>().ok();
+        } else if let Some(f) = line.strip_prefix("Flags [ (") {
+            let hex = f.trim_end_matches(')').trim_start_matches("0x");
+            if let (Some(path), Some(a), Ok(flags)) =
+                (file.take(), abi, u32::from_str_radix(hex, 16))
+            {
+                out.insert(path, (a, flags));
+            }
+        }
+    }
+    out
+}
+
+/// True if llc warned that `feature` was requested for a processor that
+/// does not support it.
+fn llvm_refused(stderr: &str, feature: Feature) -> bool {
+    let tag = format!("{} '", feature.name());
+    stderr
+        .lines()
+        .any(|l| l.contains(&tag) && l.contains("does not support it"))
+}
+
+/// Compares one object with the tables; `known` collects the
+/// [`KNOWN_ELSEWHERE`] entries it hit.
+fn compare_object(
+    v: u8,
+    job: &Job,
+    stderr: &str,
+    bytes: &[u8],
+    (abi, flags): (u8, u32),
+    known: &mut [usize],
+) -> Vec<String> {
+    let mut bad = Vec::new();
+    let what = format!(
+        "LLVM {v} {} ({}, xnack {:?}, sramecc {:?})",
+        job.name, job.cov, job.xnack, job.sramecc
+    );
+    let mach = (flags & 0xff) as u8;
+    let t = match job.named {
+        Named::Modelled(t) if job.r600 => {
+            if mach != t.mach {
+                bad.push(format!("{what}: mach {mach:#04x}, table {:#04x}", t.mach));
+            }
+            return bad;
+        }
+        Named::Modelled(t) => t,
+        Named::NotProcessor => {
+            if mach != 0 {
+                bad.push(format!("{what}: mach {mach:#04x}, expected 0 (none)"));
+            }
+            if !check_object(bytes)
+                .violations
+                .iter()
+                .any(|x| x.rule.id == "elf.e_flags.mach")
+            {
+                bad.push(format!(
+                    "{what}: the oracle does not report elf.e_flags.mach"
+                ));
+            }
+            return bad;
+        }
+        Named::Unmodelled(name, m) => {
+            if mach != m {
+                bad.push(format!(
+                    "{what}: mach {mach:#04x}, UNMODELLED says {name} is {m:#04x}"
+                ));
+            }
+            for x in check_object(bytes).violations {
+                if x.severity >= Severity::Warning && x.rule.id != "elf.e_flags.mach_unmodelled" {
+                    bad.push(format!(
+                        "{what}: {} {}: {}",
+                        x.severity, x.rule.id, x.message
+                    ));
+                }
+            }
+            return bad;
+        }
+    };
+    if abi != job.cov.abi_version() {
+        bad.push(format!("{what}: EI_ABIVERSION {abi}"));
+    }
+    let setting = |f: Feature, r: Request| {
+        if t.supports(f) {
+            r.setting()
+        } else {
+            FeatureSetting::Unsupported
+        }
+    };
+    let id = match TargetId::new(
+        t,
+        setting(Feature::Xnack, job.xnack),
+        setting(Feature::Sramecc, job.sramecc),
+    ) {
+        Ok(id) => id,
+        Err(e) => return vec![format!("{what}: {e}")],
+    };
+    let generic_version = u32::from(t.is_generic && job.cov >= CodeObjectVersion::V6);
+    let want = id.to_e_flags(job.cov) | generic_version << 24;
+    if flags != want {
+        bad.push(format!(
+            "{what}: e_flags {flags:#x}, the table predicts {want:#x} ({id})"
+        ));
+    }
+    match TargetId::from_e_flags(flags, job.cov) {
+        Ok(got) if got == id => {}
+        other => bad.push(format!("{what}: from_e_flags({flags:#x}) = {other:?}")),
+    }
+    for (f, r) in [(Feature::Xnack, job.xnack), (Feature::Sramecc, job.sramecc)] {
+        let refused = llvm_refused(stderr, f);
+        let expected = r != Request::Default && !t.supports(f);
+        if refused != expected {
+            bad.push(format!(
+                "{what}: LLVM {} {f} but the table says {} {}",
+                if refused { "refused" } else { "accepted" },
+                t.name,
+                if t.supports(f) { "has it" } else { "lacks it" }
+            ));
+        }
+        // The oracle refuses the target ID LLVM refused.
+        if r == Request::On {
+            let text = format!("{}:{f}+", t.name);
+            let parsed = TargetId::parse(&text);
+            if parsed.is_ok() == refused {
+                let got = parsed.map_or_else(|e| e.to_string(), |i| i.to_string());
+                bad.push(format!("{what}: the oracle parses {text} as {got}"));
+            }
+        }
+    }
+    let report = check_object(bytes);
+    if report.target.as_deref() != Some(id.to_v4_string().as_str()) {
+        bad.push(format!(
+            "{what}: the oracle sees target {:?}",
+            report.target
+        ));
+    }
+    let retired_info = report
+        .violations
+        .iter()
+        .any(|x| x.rule.id == "elf.e_flags.mach_retired");
+    if retired_info != t.is_retired() {
+        bad.push(format!(
+            "{what}: elf.e_flags.mach_retired reported: {retired_info}"
+        ));
+    }
+    for x in &report.violations {
+        if x.severity < Severity::Warning {
+            continue;
+        }
+        match KNOWN_ELSEWHERE
+            .iter()
+            .position(|k| k.rule == x.rule.id && k.llvm == v && (k.applies)(t, job.cov))
+        {
+            Some(k) => known[k] += 1,
+            None => bad.push(describe(&what, x)),
+        }
+    }
+    bad
+}
+
+fn describe(what: &str, x: &Violation) -> String {
+    format!("{what}: {} {}: {}", x.severity, x.rule.id, x.message)
+}
+
+/// Everything one installed LLVM says about processors, against the tables.
+fn check_llvm_version(v: u8, known: &mut [usize]) -> Option<Vec<String>> {
+    let llc = support::require_tool(&format!("llc-{v}"))?;
+    let readobj = support::require_tool(&format!("llvm-readobj-{v}"))?;
+    let (amdgcn, r600) = match (cpu_list(&llc, "amdgcn"), cpu_list(&llc, "r600")) {
+        (Ok(a), Ok(r)) => (a, r),
+        (Err(e), _) | (_, Err(e)) => return Some(vec![e]),
+    };
+    let mut bad = compare_lists(v, &amdgcn, &r600);
+    // The assembler of each release agrees on the retired processors.
+    if let Some(mc) = support::require_tool(&format!("llvm-mc-{v}")) {
+        for t in targets::RETIRED {
+            let out = Command::new(&mc)
+                .args(["-triple=amdgcn-amd-amdhsa", &format!("-mcpu={}", t.name)])
+                .stdin(Stdio::null())
+                .output();
+            let known = out.is_ok_and(|o| {
+                !String::from_utf8_lossy(&o.stderr).contains("is not a recognized processor")
+            });
+            if known != t.known_to_llvm(v) {
+                bad.push(format!("llvm-mc-{v} -mcpu={}: recognized {known}", t.name));
+            }
+        }
+    }
+    let (jobs, job_bad) = jobs(v, &amdgcn, &r600);
+    bad.extend(job_bad);
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(dir.path().join("kernel.ll"), KERNEL_IR).expect("write IR");
+    std::fs::write(dir.path().join("empty.ll"), EMPTY_IR).expect("write IR");
+    let built: Vec<(usize, Built)> =
+        par_map(&jobs.iter().enumerate().collect::<Vec<_>>(), |&(i, job)| {
+            vec![(i, run_llc(&llc, v, dir.path(), job))]
+        });
+    let objs: Vec<&PathBuf> = built
+        .iter()
+        .filter_map(|(_, r)| r.as_ref().ok().map(|(p, _)| p))
+        .collect();
+    let headers = read_headers(&readobj, &objs);
+    let (mut modelled, mut aliases, mut unmodelled) = (0, 0, 0);
+    for (i, result) in &built {
+        let job = &jobs[*i];
+        let (obj, stderr) = match result {
+            Ok(x) => x,
+            Err(e) => {
+                bad.push(format!("LLVM {v} {} ({}): {e}", job.name, job.cov));
+                continue;
+            }
+        };
+        let Some(&header) = headers.get(obj) else {
+            bad.push(format!(
+                "LLVM {v} {}: llvm-readobj-{v} did not read it",
+                job.name
+            ));
+            continue;
+        };
+        let bytes = std::fs::read(obj).expect("read object");
+        bad.extend(compare_object(v, job, stderr, &bytes, header, known));
+        match job.named {
+            Named::Modelled(t) if t.name == job.name => modelled += 1,
+            Named::Modelled(_) => aliases += 1,
+            Named::Unmodelled(..) => unmodelled += 1,
+            Named::NotProcessor => {}
+        }
+    }
+    eprintln!(
+        "LLVM {v}: {} amdgcn and {} r600 names; {modelled} modelled processors, {aliases} aliases, {unmodelled} unmodelled, {} llc runs",
+        amdgcn.len(),
+        r600.len(),
+        jobs.len()
+    );
+    Some(bad)
+}
+
+#[test]
+fn every_installed_llvm_agrees_with_the_table() {
+    let mut known = vec![0usize; KNOWN_ELSEWHERE.len()];
+    let mut bad = Vec::new();
+    let mut ran = Vec::new();
+    for v in LLVM_VERSIONS {
+        if let Some(b) = check_llvm_version(v, &mut known) {
+            bad.extend(b);
+            ran.push(v);
+        }
+    }
+    for (k, hits) in KNOWN_ELSEWHERE.iter().zip(&known) {
+        eprintln!(
+            "known elsewhere: {} on LLVM {}: {hits} objects",
+            k.rule, k.llvm
+        );
+        if *hits == 0 && ran.contains(&k.llvm) {
+            bad.push(format!(
+                "KNOWN_ELSEWHERE {} for LLVM {} no longer occurs: remove the entry",
+                k.rule, k.llvm
+            ));
+        }
+    }
+    fail_with("installed LLVMs vs target tables", &bad);
+}
+
+/// gfx940 and gfx941 objects as clang-19 builds them, in V4 and V5 and
+/// with xnack/sramecc settings: the table decodes them, the oracle finds
+/// no error or warning, and one info says that later LLVM retired them.
+#[test]
+fn clang19_retired_processors_are_clean() {
+    let Some(clang) = support::require_tool("clang-19") else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(dir.path().join("k.cl"), KERNELS).expect("write kernel source");
+    let mut cases = Vec::new();
+    for t in targets::RETIRED {
+        for cov in ["4", "5"] {
+            for features in [
+                "",
+                ":xnack+",
+                ":xnack-:sramecc+",
+                ":sramecc-",
+                ":sramecc+:xnack+",
+            ] {
+                cases.push((t, cov, features));
+            }
+        }
+    }
+    assert_eq!(cases.len(), 20);
+    let mismatches = par_map(&cases, |&(t, cov, features)| {
+        let mcpu = format!("{}{features}", t.name);
+        let what = format!("clang-19 -mcpu={mcpu} V{cov}");
+        let file = format!("{}_v{cov}", mcpu.replace([':', '+', '-'], "_"));
+        let obj = match compile(&clang, dir.path(), &mcpu, cov, &file) {
+            Ok(o) => o,
+            Err(e) => return vec![format!("{what}: {e}")],
+        };
+        let bytes = std::fs::read(&obj).expect("read object");
+        let id = TargetId::parse(&mcpu).expect("the oracle knows retired processors");
+        let mut bad = Vec::new();
+        let report = check_object(&bytes);
+        if report.target.as_deref() != Some(id.to_v4_string().as_str()) {
+            bad.push(format!(
+                "{what}: the oracle sees target {:?}",
+                report.target
+            ));
+        }
+        bad.extend(
+            report
+                .violations
+                .iter()
+                .filter(|x| x.severity >= Severity::Warning)
+                .map(|x| describe(&what, x)),
+        );
+        let retired: Vec<&Violation> = report
+            .violations
+            .iter()
+            .filter(|x| x.rule.id == "elf.e_flags.mach_retired")
+            .collect();
+        let want = format!(
+            "{}, which LLVM {}-20 build but LLVM 21",
+            t.name, t.llvm_first
+        );
+        match retired[..] {
+            [x] if x.severity == Severity::Info && x.message.contains(&want) => {}
+            _ => bad.push(format!("{what}: mach_retired findings {retired:?}")),
+        }
+        bad
+    });
+    fail_with("clang-19 gfx940/gfx941", &mismatches);
 }

@@ -59,7 +59,7 @@ pub fn candidate_processors() -> Vec<&'static str> {
         .filter(|t| t.generation >= Generation::Gfx8)
         .map(|t| t.name)
         .collect();
-    v.extend(targets::RETIRED.iter().map(|(_, n)| *n));
+    v.extend(targets::RETIRED.iter().map(|t| t.name));
     v
 }
 

@@ -246,6 +246,7 @@ pub fn unmutable() -> &'static [(&'static str, &'static str)] {
 /// their modules).
 static UNMUTABLE_BASE: &[(&str, &str)] = &[
     ("note.unknown", INFO),
+    ("elf.e_flags.mach_retired", INFO),
     ("note.code_object_v1", INFO),
     ("metadata.key.unknown", INFO),
     ("metadata.key.vendor", INFO),
@@ -881,7 +882,7 @@ fn set_mach(c: &Ctx<'_>, mach: u8) -> Option<Out> {
 }
 
 fn elf_e_flags_mach(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
-    // None, r600-era, retired or reserved values.
+    // None, r600-era or reserved values.
     let bad: Vec<u8> = (0..=255u8)
         .filter(|&m| {
             targets::by_mach(m).is_none_or(|t| !t.hsa || t.generation == Generation::R600)
@@ -1281,7 +1282,7 @@ fn note_metadata_target_conflict(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
     let j = int(u, 1usize, roots.len() - 1)?;
     // Another processor LLVM knows, named as LLVM names it.
     let others: Vec<&'static Target> = targets::hsa_targets()
-        .filter(|t| t.llvm19 && !t.is_generic && t.name != c.t.name)
+        .filter(|t| t.llvm19() && !t.is_generic && t.name != c.t.name)
         .collect();
     let other = pick(u, &others)?;
     let v = Value::str(&format!("amdgcn-amd-amdhsa--{}", other.name));
@@ -2891,7 +2892,7 @@ static MUTATORS: &[Mutator] = &[
     },
     Mutator {
         rule: "elf.e_flags.mach",
-        how: "EF_AMDGPU_MACH none, r600-era, retired or reserved",
+        how: "EF_AMDGPU_MACH none, r600-era or reserved",
         also: &[],
         asm: MutantAsm::None,
         apply: elf_e_flags_mach,

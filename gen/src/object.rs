@@ -185,7 +185,7 @@ impl CodeObject {
             } else {
                 Rebuild::Unavailable
             }
-        } else if t.llvm19
+        } else if t.llvm19()
             && self.target.generic_version <= 1
             && !self
                 .kernels

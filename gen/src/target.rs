@@ -49,7 +49,7 @@ pub fn assembler_knows(t: &Target, cov: CodeObjectVersion) -> bool {
     if cov == CodeObjectVersion::V3 {
         LLVM14_TARGETS.contains(&t.name)
     } else {
-        t.llvm19
+        t.llvm19()
     }
 }
 
@@ -316,7 +316,7 @@ mod tests {
             assert_eq!(r.work_item_ids, t.work_item_ids, "{}", t.name);
             assert_eq!(r.wave32, t.wave32, "{}", t.name);
             assert_eq!(r.user_sgpr_init16_bug, t.user_sgpr_init16_bug, "{}", t.name);
-            assert!(r.llvm19);
+            assert!(r.llvm19());
         }
         for t in LLVM14_TARGETS {
             assert!(targets::by_name(t).is_some(), "{t}");

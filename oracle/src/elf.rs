@@ -47,8 +47,11 @@ crate::declare_rules! {
         "e_ehsize is 64, e_phentsize is 56 when there are program headers, e_shentsize is 64 when there are section headers.",
         "ELF gABI (ELF64)");
     E_FLAGS_MACH = (Error, "elf.e_flags.mach",
-        "EF_AMDGPU_MACH names a known amdgcn processor (not none, r600-era, reserved or retired).",
+        "EF_AMDGPU_MACH names a known amdgcn processor (not none, r600-era or reserved).",
         "amdgpu-usage.rst: EF_AMDGPU_MACH values; NOTES.md: ELF header");
+    E_FLAGS_MACH_RETIRED = (Info, "elf.e_flags.mach_retired",
+        "EF_AMDGPU_MACH names a processor later LLVM releases removed (gfx940, gfx941): the object is checked as the last LLVM that built it did, but current toolchains reject the processor.",
+        "NOTES.md: ELF header (0x40, 0x4B); LLVM commit 8615f9a (removal, first in LLVM 21); llvm-mc-19 and llvm-mc-22 -mcpu=gfx940");
     E_FLAGS_MACH_UNMODELLED = (Warning, "elf.e_flags.mach_unmodelled",
         "EF_AMDGPU_MACH names a processor that current LLVM knows but this checker does not model yet; its target-specific rules are skipped.",
         "llvm/include/llvm/BinaryFormat/ELF.h (EF_AMDGPU_MACH values)");
@@ -761,10 +764,10 @@ pub fn check_e_flags(
                 );
                 return None;
             }
-            let why = match targets::retired_mach(mach) {
-                Some(name) => format!("{mach:#04x} was {name}, which LLVM has retired"),
-                None if mach == 0 => "0 (EF_AMDGPU_MACH_NONE) names no processor".to_owned(),
-                None => format!("{mach:#04x} is reserved or unknown"),
+            let why = if mach == 0 {
+                "0 (EF_AMDGPU_MACH_NONE) names no processor".to_owned()
+            } else {
+                format!("{mach:#04x} is reserved or unknown")
             };
             sink.report_at(&E_FLAGS_MACH, 48, format!("EF_AMDGPU_MACH {why}"));
             return None;
@@ -780,7 +783,20 @@ pub fn check_e_flags(
             );
             return None;
         }
-        Some(_) => {}
+        Some(t) => {
+            if let Some(removed) = t.llvm_removed {
+                sink.report_at(
+                    &E_FLAGS_MACH_RETIRED,
+                    48,
+                    format!(
+                        "EF_AMDGPU_MACH {mach:#04x} is {}, which LLVM {}-{} build but LLVM {removed} and later reject",
+                        t.name,
+                        t.llvm_first,
+                        removed - 1
+                    ),
+                );
+            }
+        }
     }
     let t = target?;
     let defined = cov.defined_e_flags();

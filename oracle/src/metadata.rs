@@ -20,7 +20,7 @@
 
 use crate::msgpack::{self, Flat, Raw, Value};
 use crate::rules::{Rule, Sink};
-use crate::targets::{CodeObjectVersion, TargetId};
+use crate::targets::{CodeObjectVersion, TargetId, TargetIdError};
 use serde::Serialize;
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
@@ -73,7 +73,7 @@ crate::declare_rules! {
         "From code object V4, amdhsa.target is a required key (LLVM's V4 metadata table) that LLVM always writes: at least one metadata note of the object names the target ID. A warning, because nothing reads it (LLVM's metadata verifier does not check it; comgr and ROCr take the target from e_flags).",
         "AMDGPUUsage.rst (LLVM 19 and 22): AMDHSA Code Object V4 Metadata Map Changes (amdhsa.target Required); llvm/lib/BinaryFormat/AMDGPUMetadataVerifier.cpp; llvm/lib/Target/AMDGPU/AMDGPUHSAMetadataStreamer.cpp (emitTargetID)");
     TARGET_INVALID = (Warning, "metadata.target.invalid",
-        "amdhsa.target should be amdgcn-amd-amdhsa-- followed by a target ID the oracle knows (processor, then :feature+ or :feature- settings).",
+        "amdhsa.target should be amdgcn-amd-amdhsa-- followed by a target ID the oracle knows (processor, then :feature+ or :feature- settings); a processor newer than the oracle's table is accepted unchecked.",
         "amdgpu-usage.rst: Target ID; NOTES.md: ELF header");
     TARGET_MISMATCH = (Error, "metadata.target.mismatch",
         "amdhsa.target must name the same target ID as EF_AMDGPU_MACH and the feature bits of e_flags.",
@@ -1714,6 +1714,21 @@ impl<'a> Checker<'_, 'a> {
         }
         let id = match TargetId::parse(rest) {
             Ok(id) => id,
+            // A valid processor newer than the target table: the ELF check
+            // already says so; only a contradiction with a modelled e_flags
+            // processor can be seen.
+            Err(TargetIdError::UnmodelledProcessor { name }) => {
+                if let Some(elf) = self.ctx.target_id {
+                    self.report(
+                        &TARGET_MISMATCH,
+                        node,
+                        format!(
+                            "amdhsa.target {t:?} names {name} but e_flags say {TARGET_PREFIX}{elf}"
+                        ),
+                    );
+                }
+                return;
+            }
             Err(e) => {
                 self.report(&TARGET_INVALID, node, format!("amdhsa.target {t:?}: {e}"));
                 return;
@@ -2965,6 +2980,10 @@ mod tests {
                 )
             }),
             ("metadata.target.mismatch", &[], |c| {
+                // A valid processor newer than the table, e_flags gfx90a.
+                set(&mut c.doc, "amdhsa.target", s("amdgcn-amd-amdhsa--gfx1250"))
+            }),
+            ("metadata.target.mismatch", &[], |c| {
                 set(&mut c.doc, "amdhsa.target", s("amdgcn-amd-amdhsa--gfx908"))
             }),
             ("metadata.printf.format", &[], |c| {
@@ -3131,6 +3150,29 @@ mod tests {
         let declared: BTreeSet<&str> = RULES.iter().map(|r| r.id).collect();
         for id in &covered {
             assert!(declared.contains(id), "mutation for undeclared rule {id}");
+        }
+    }
+
+    #[test]
+    fn targets_beyond_the_table_are_not_invalid() {
+        // LLVM 22 writes gfx1250 (mach 0x49, which the ELF check reports
+        // as unmodelled); the retired gfx940 is modelled.
+        for (target, elf) in [
+            ("amdgcn-amd-amdhsa--gfx1250:xnack-", None),
+            (
+                "amdgcn-amd-amdhsa--gfx940:sramecc+",
+                TargetId::parse("gfx940:sramecc+").ok(),
+            ),
+        ] {
+            let mut c = base(CodeObjectVersion::V5);
+            set(&mut c.doc, "amdhsa.target", s(target));
+            c.ctx.target_id = elf;
+            let (sink, _) = run(&c);
+            assert!(
+                sink.violations.is_empty(),
+                "{target}: {:#?}",
+                sink.violations
+            );
         }
     }
 

@@ -3,8 +3,12 @@
 //!
 //! One table, [`TARGETS`], holds every processor LLVM knows today: its
 //! `EF_AMDGPU_MACH` value, generation, supported features and register
-//! limits. Everything else in the oracle asks this table instead of
-//! hard-coding processor lists.
+//! limits; [`RETIRED`] holds, in the same form, the processors LLVM once
+//! built and later removed (gfx940, gfx941: LLVM 19 builds them and ROCm
+//! 6.1 ships objects for them). Every processor records the LLVM releases
+//! that know its name. Everything else in the oracle asks these tables
+//! (through [`by_mach`] and [`by_name`]) instead of hard-coding processor
+//! lists.
 //!
 //! Sources: amdgpu-usage.rst "Processors" and "EF_AMDGPU_MACH values";
 //! NOTES.md "ELF header"; LLVM `llvm/include/llvm/BinaryFormat/ELF.h`,
@@ -12,8 +16,9 @@
 //! `llvm/lib/Target/AMDGPU/AMDGPU.td`,
 //! `llvm/lib/TargetParser/TargetParser.cpp`,
 //! `llvm/lib/Target/AMDGPU/Utils/AMDGPUBaseInfo.cpp`. Every value LLVM 19
-//! can show is also checked against `clang-19`/`llvm-mc-19` by
-//! `tests/targets_llvm.rs`.
+//! can show is also checked against `clang-19`/`llvm-mc-19`, and the
+//! processor lists, mach values and feature support against every
+//! installed LLVM (14, 15, 16, 19, 22), by `tests/targets_llvm.rs`.
 //!
 //! Target IDs come in two spellings:
 //!
@@ -332,10 +337,13 @@ pub struct Target {
     /// `amd_machine_version_*` fields of `amd_kernel_code_t` hold it.
     /// All zero for r600.
     pub isa_version: [u8; 3],
-    /// LLVM 19 (the installed peer) knows this processor name; the later
-    /// additions (gfx950, gfx1153, gfx9-4-generic) are false.
-    /// `tests/targets_llvm.rs` checks this against `llvm-mc-19`.
-    pub llvm19: bool,
+    /// The first LLVM major release that knows the processor name;
+    /// [`OLDEST_TRACKED_LLVM`] (14) stands for "LLVM 14 or earlier". See
+    /// [`Target::known_to_llvm`].
+    pub llvm_first: u8,
+    /// The first LLVM major release that no longer knows the name (21 for
+    /// the retired gfx940 and gfx941), `None` while current LLVM knows it.
+    pub llvm_removed: Option<u8>,
     /// Has accumulation VGPRs (AGPRs, for MFMA): gfx908 (a separate file
     /// of 256) and the gfx90a family (sharing the 512-entry file with the
     /// architectural VGPRs, split by ACCUM_OFFSET).
@@ -410,7 +418,8 @@ impl Target {
             vgpr_encoding_granule_wave64: 4,
             vgpr_encoding_granule_wave32: if gfx10_plus { 8 } else { 0 },
             isa_version,
-            llvm19: true,
+            llvm_first: OLDEST_TRACKED_LLVM,
+            llvm_removed: None,
             agprs: false,
             sgpr_init_bug: false,
             user_sgpr_init16_bug: false,
@@ -448,7 +457,8 @@ impl Target {
             vgpr_encoding_granule_wave64: 0,
             vgpr_encoding_granule_wave32: 0,
             isa_version: [0, 0, 0],
-            llvm19: true,
+            llvm_first: OLDEST_TRACKED_LLVM,
+            llvm_removed: None,
             agprs: false,
             sgpr_init_bug: false,
             user_sgpr_init16_bug: false,
@@ -534,10 +544,35 @@ impl Target {
         self
     }
 
-    /// Builder: unknown to LLVM 19.
-    const fn after_llvm19(mut self) -> Target {
-        self.llvm19 = false;
+    /// Builder: first known to LLVM release `major`.
+    const fn since_llvm(mut self, major: u8) -> Target {
+        self.llvm_first = major;
         self
+    }
+
+    /// Builder: removed in LLVM release `major`.
+    const fn removed_in_llvm(mut self, major: u8) -> Target {
+        self.llvm_removed = Some(major);
+        self
+    }
+
+    /// True if LLVM major release `major` knows this processor name (its
+    /// `-mcpu` list has it). Releases before [`OLDEST_TRACKED_LLVM`] are not
+    /// tracked and answer as that release does.
+    pub fn known_to_llvm(&self, major: u8) -> bool {
+        major.max(OLDEST_TRACKED_LLVM) >= self.llvm_first
+            && self.llvm_removed.is_none_or(|r| major < r)
+    }
+
+    /// True if LLVM 19 (the installed peer the generators rebuild with)
+    /// knows this processor.
+    pub fn llvm19(&self) -> bool {
+        self.known_to_llvm(19)
+    }
+
+    /// True for a processor later LLVM removed (see [`RETIRED`]).
+    pub fn is_retired(&self) -> bool {
+        self.llvm_removed.is_some()
     }
 
     /// True for gfx90a, gfx94x, gfx950 (and their generic).
@@ -623,11 +658,10 @@ impl Target {
         self.generic.and_then(by_name)
     }
 
-    /// For a generic target, the processors it covers (in mach order).
+    /// For a generic target, the processors it covers: current ones in
+    /// mach order, then retired ones.
     pub fn generic_members(&self) -> impl Iterator<Item = &'static Target> + '_ {
-        TARGETS
-            .iter()
-            .filter(move |t| self.is_generic && t.generic == Some(self.name))
+        all_targets().filter(move |t| self.is_generic && t.generic == Some(self.name))
     }
 }
 
@@ -653,7 +687,12 @@ const G103: &str = "gfx10-3-generic";
 const G11: &str = "gfx11-generic";
 const G12: &str = "gfx12-generic";
 
-/// Every processor LLVM knows, ordered by mach value.
+/// The oldest LLVM release the tables track: [`Target::llvm_first`] is
+/// this value for every processor LLVM 14 already knew (the oldest
+/// installed peer; earlier releases are not distinguished).
+pub const OLDEST_TRACKED_LLVM: u8 = 14;
+
+/// Every processor current LLVM knows, ordered by mach value.
 ///
 /// Mach values: `ELF.h` and the `EF_AMDGPU_MACH` table of AMDGPUUsage.rst.
 /// Features: `TargetParser.cpp` (xnack, sramecc, wave32, WGP), AMDGPU.td /
@@ -663,6 +702,11 @@ const G12: &str = "gfx12-generic";
 /// `getIsaVersion` (read from `amd_kernel_code_t` assembled by
 /// `llvm-mc-19`; gfx950 and gfx1153 from their `amdgpu9.50`/`amdgpu11.53`
 /// triples, gfx9-4-generic from ROCm device-libs' ISA version 9402).
+/// First LLVM releases ([`Target::llvm_first`]): the `-mcpu=help` lists of
+/// LLVM 14, 15, 16, 19 and 22 (checked by `tests/targets_llvm.rs`); where a
+/// processor appeared between two of those, the release whose branch
+/// followed the commit that added it (gfx941, gfx942, gfx1150, gfx1151:
+/// 17; gfx1200, gfx1201: 18; gfx950, gfx1153, gfx9-4-generic: 20).
 pub static TARGETS: &[Target] = &[
     Target::r600("r600", 0x01),
     Target::r600("r630", 0x02),
@@ -735,54 +779,103 @@ pub static TARGETS: &[Target] = &[
     Target::gcn("gfx90a", 0x3f, Gfx9, [9, 0, 10]).gfx90a_family(),
     Target::gcn("gfx1100", 0x41, Gfx11, [11, 0, 0])
         .with_user_sgpr_init16_bug()
-        .in_generic(G11),
+        .in_generic(G11)
+        .since_llvm(15),
     Target::gcn("gfx1013", 0x42, Gfx10, [10, 1, 3])
         .gfx10_1()
         .in_generic(G101),
-    Target::gcn("gfx1150", 0x43, Gfx11, [11, 5, 0]).in_generic(G11),
-    Target::gcn("gfx1103", 0x44, Gfx11, [11, 0, 3]).in_generic(G11),
-    Target::gcn("gfx1036", 0x45, Gfx10, [10, 3, 6]).in_generic(G103),
-    Target::gcn("gfx1101", 0x46, Gfx11, [11, 0, 1]).in_generic(G11),
+    Target::gcn("gfx1150", 0x43, Gfx11, [11, 5, 0])
+        .in_generic(G11)
+        .since_llvm(17),
+    Target::gcn("gfx1103", 0x44, Gfx11, [11, 0, 3])
+        .in_generic(G11)
+        .since_llvm(15),
+    Target::gcn("gfx1036", 0x45, Gfx10, [10, 3, 6])
+        .in_generic(G103)
+        .since_llvm(15),
+    Target::gcn("gfx1101", 0x46, Gfx11, [11, 0, 1])
+        .in_generic(G11)
+        .since_llvm(15),
     Target::gcn("gfx1102", 0x47, Gfx11, [11, 0, 2])
         .with_user_sgpr_init16_bug()
-        .in_generic(G11),
-    Target::gcn("gfx1200", 0x48, Gfx12, [12, 0, 0]).in_generic(G12),
-    Target::gcn("gfx1151", 0x4a, Gfx11, [11, 5, 1]).in_generic(G11),
+        .in_generic(G11)
+        .since_llvm(15),
+    Target::gcn("gfx1200", 0x48, Gfx12, [12, 0, 0])
+        .in_generic(G12)
+        .since_llvm(18),
+    Target::gcn("gfx1151", 0x4a, Gfx11, [11, 5, 1])
+        .in_generic(G11)
+        .since_llvm(17),
     Target::gcn("gfx942", 0x4c, Gfx9, [9, 4, 2])
         .gfx94x()
-        .in_generic(G94),
-    Target::gcn("gfx1201", 0x4e, Gfx12, [12, 0, 1]).in_generic(G12),
+        .in_generic(G94)
+        .since_llvm(17),
+    Target::gcn("gfx1201", 0x4e, Gfx12, [12, 0, 1])
+        .in_generic(G12)
+        .since_llvm(18),
     Target::gcn("gfx950", 0x4f, Gfx9, [9, 5, 0])
         .gfx94x()
         .with_lds(163840)
         .in_generic(G94)
-        .after_llvm19(),
+        .since_llvm(20),
     Target::gcn(G9, 0x51, Gfx9, [9, 0, 0])
         .with_xnack()
-        .as_generic(),
+        .as_generic()
+        .since_llvm(19),
     Target::gcn(G101, 0x52, Gfx10, [10, 1, 0])
         .gfx10_1()
-        .as_generic(),
-    Target::gcn(G103, 0x53, Gfx10, [10, 3, 0]).as_generic(),
+        .as_generic()
+        .since_llvm(19),
+    Target::gcn(G103, 0x53, Gfx10, [10, 3, 0])
+        .as_generic()
+        .since_llvm(19),
     Target::gcn(G11, 0x54, Gfx11, [11, 0, 3])
         .with_user_sgpr_init16_bug()
-        .as_generic(),
-    Target::gcn("gfx1152", 0x55, Gfx11, [11, 5, 2]).in_generic(G11),
+        .as_generic()
+        .since_llvm(19),
+    Target::gcn("gfx1152", 0x55, Gfx11, [11, 5, 2])
+        .in_generic(G11)
+        .since_llvm(19),
     Target::gcn("gfx1153", 0x58, Gfx11, [11, 5, 3])
         .in_generic(G11)
-        .after_llvm19(),
-    Target::gcn(G12, 0x59, Gfx12, [12, 0, 0]).as_generic(),
+        .since_llvm(20),
+    Target::gcn(G12, 0x59, Gfx12, [12, 0, 0])
+        .as_generic()
+        .since_llvm(19),
     Target::gcn(G94, 0x5f, Gfx9, [9, 4, 2])
         .gfx94x()
         .as_generic()
-        .after_llvm19(),
+        .since_llvm(20),
 ];
 
-/// Mach values LLVM assigned to processors it has since removed: an object
-/// for them is from an older toolchain and names hardware current LLVM
-/// will not target (`ELF.h` now calls them `RESERVED_0X40`/`0X4B`; LLVM 19
-/// still writes them for `-mcpu=gfx940`/`gfx941`).
-pub static RETIRED: &[(u8, &str)] = &[(0x40, "gfx940"), (0x4b, "gfx941")];
+/// Processors LLVM once built and has since removed, ordered by mach
+/// value, modelled as the last installed LLVM that builds them (LLVM 19)
+/// does. Current `ELF.h` calls their mach values `RESERVED_0X40`/`0X4B`,
+/// but LLVM 15-20 write them and ROCm 6.1 ships objects for them (the ROCr
+/// blit kernels), so they are valid targets for old objects; `check` adds
+/// an info finding (`elf.e_flags.mach_retired`) that later LLVM rejects
+/// them.
+///
+/// Facts: LLVM 19 `GCNProcessors.td` / `AMDGPU.td` give gfx940 and gfx941
+/// the gfx94x feature set of gfx942 (`FeatureISAVersion9_4_Common`: xnack,
+/// sramecc, MAI with ACCUM_OFFSET, packed work-item IDs, architected flat
+/// scratch, kernarg preload; 64 KiB LDS) plus codegen-only features;
+/// LLVM 20 listed both in gfx9-4-generic. Removed from LLVM's `main` in
+/// February 2025 (commit 8615f9a, "Replace gfx940 and gfx941 with gfx942"),
+/// after the LLVM 20 branch: LLVM 21 is the first release that rejects
+/// them (`llvm-mc-22 -mcpu=gfx940` "is not a recognized processor").
+pub static RETIRED: &[Target] = &[
+    Target::gcn("gfx940", 0x40, Gfx9, [9, 4, 0])
+        .gfx94x()
+        .in_generic(G94)
+        .since_llvm(15)
+        .removed_in_llvm(21),
+    Target::gcn("gfx941", 0x4b, Gfx9, [9, 4, 1])
+        .gfx94x()
+        .in_generic(G94)
+        .since_llvm(17)
+        .removed_in_llvm(21),
+];
 
 /// Mach values that LLVM added after the snapshot this table models
 /// (from LLVM's `test/CodeGen/AMDGPU/elf-header-flags-mach.ll`): valid
@@ -801,9 +894,11 @@ pub static UNMODELLED: &[(u8, &str)] = &[
     (0x63, "gfx13-generic"),
 ];
 
-/// Legacy processor names LLVM accepts for `-mcpu`, with the processor they
-/// mean (`TargetParser.cpp`). Code objects and target IDs always use the
-/// canonical name.
+/// Legacy processor names LLVM accepts, with the processor they mean
+/// (`TargetParser.cpp`): the amdgcn ones appear in `llc -march=amdgcn
+/// -mcpu=help`; the r600 ones only clang's `-mcpu` accepts (`llc -march=r600`
+/// rejects them). Code objects and target IDs always use the canonical
+/// name.
 pub static ALIASES: &[(&str, &str)] = &[
     ("rv630", "r600"),
     ("rv635", "r600"),
@@ -835,14 +930,19 @@ pub static ALIASES: &[(&str, &str)] = &[
     ("stoney", "gfx810"),
 ];
 
-/// Looks a target up by `EF_AMDGPU_MACH` value.
-pub fn by_mach(mach: u8) -> Option<&'static Target> {
-    TARGETS.iter().find(|t| t.mach == mach)
+/// Every processor the oracle models: [`TARGETS`], then [`RETIRED`].
+pub fn all_targets() -> impl Iterator<Item = &'static Target> {
+    TARGETS.iter().chain(RETIRED)
 }
 
-/// Looks a target up by processor name.
+/// Looks a target (current or retired) up by `EF_AMDGPU_MACH` value.
+pub fn by_mach(mach: u8) -> Option<&'static Target> {
+    all_targets().find(|t| t.mach == mach)
+}
+
+/// Looks a target (current or retired) up by processor name.
 pub fn by_name(name: &str) -> Option<&'static Target> {
-    TARGETS.iter().find(|t| t.name == name)
+    all_targets().find(|t| t.name == name)
 }
 
 /// The canonical processor for a name or legacy alias (`fiji` → `gfx803`).
@@ -855,19 +955,21 @@ pub fn by_name_or_alias(name: &str) -> Option<&'static Target> {
     })
 }
 
-/// The processor a retired mach value named (0x40 gfx940, 0x4b gfx941).
-pub fn retired_mach(mach: u8) -> Option<&'static str> {
-    RETIRED.iter().find(|(m, _)| *m == mach).map(|(_, n)| *n)
-}
-
 /// The processor a newer-LLVM mach value names (see [`UNMODELLED`]).
 pub fn unmodelled_mach(mach: u8) -> Option<&'static str> {
     UNMODELLED.iter().find(|(m, _)| *m == mach).map(|(_, n)| *n)
 }
 
-/// The processors HSA code objects can name (everything but r600).
+/// The processors current LLVM knows that HSA code objects can name
+/// (everything in [`TARGETS`] but r600): what the generators draw from.
+/// The retired ones are in [`RETIRED`].
 pub fn hsa_targets() -> impl Iterator<Item = &'static Target> {
     TARGETS.iter().filter(|t| t.hsa)
+}
+
+/// The processor a newer-LLVM name denotes (see [`UNMODELLED`]).
+pub fn unmodelled_name(name: &str) -> Option<&'static str> {
+    UNMODELLED.iter().find(|(_, n)| *n == name).map(|(_, n)| *n)
 }
 
 /// The `EF_AMDGPU_GENERIC_VERSION` byte (bits 31:24 of `e_flags`).
@@ -925,12 +1027,11 @@ pub enum TargetIdError {
         /// canonical name if `name` is a legacy alias.
         suggestions: Vec<&'static str>,
     },
-    /// The processor was removed from LLVM (gfx940, gfx941).
-    RetiredProcessor {
+    /// The processor is valid but newer than the oracle's tables (see
+    /// [`UNMODELLED`]): its features cannot be checked.
+    UnmodelledProcessor {
         /// Its name.
         name: &'static str,
-        /// The mach value it had.
-        mach: u8,
     },
     /// The processor is r600-era and has no HSA target ID.
     NotHsa {
@@ -978,9 +1079,9 @@ impl fmt::Display for TargetIdError {
                 }
                 Ok(())
             }
-            Self::RetiredProcessor { name, mach } => write!(
+            Self::UnmodelledProcessor { name } => write!(
                 f,
-                "processor `{name}` (mach {mach:#04x}) was removed from LLVM; gfx942 replaced it"
+                "processor `{name}` is newer than this checker's target table, which cannot check its features"
             ),
             Self::NotHsa { name } => {
                 write!(f, "processor `{name}` is r600-era and has no HSA target ID")
@@ -1015,13 +1116,6 @@ pub enum EFlagsError {
     UnknownMach {
         /// The mach byte.
         mach: u8,
-    },
-    /// The mach value belonged to a processor LLVM has removed.
-    RetiredMach {
-        /// The mach byte.
-        mach: u8,
-        /// The processor it named.
-        name: &'static str,
     },
     /// The mach value names a processor newer than this table (see
     /// [`UNMODELLED`]).
@@ -1060,9 +1154,6 @@ impl fmt::Display for EFlagsError {
         match self {
             Self::NoMach => f.write_str("EF_AMDGPU_MACH is 0 (EF_AMDGPU_MACH_NONE) and names no processor"),
             Self::UnknownMach { mach } => write!(f, "EF_AMDGPU_MACH {mach:#04x} is reserved or unknown"),
-            Self::RetiredMach { mach, name } => {
-                write!(f, "EF_AMDGPU_MACH {mach:#04x} named {name}, a processor LLVM has retired")
-            }
             Self::UnmodelledMach { mach, name } => write!(
                 f,
                 "EF_AMDGPU_MACH {mach:#04x} names {name}, a processor newer than the oracle's target table"
@@ -1226,9 +1317,6 @@ impl TargetId {
             Some(t) => return Err(EFlagsError::NotHsa { mach, name: t.name }),
             None if mach == 0 => return Err(EFlagsError::NoMach),
             None => {
-                if let Some(name) = retired_mach(mach) {
-                    return Err(EFlagsError::RetiredMach { mach, name });
-                }
                 if let Some(name) = unmodelled_mach(mach) {
                     return Err(EFlagsError::UnmodelledMach { mach, name });
                 }
@@ -1342,11 +1430,8 @@ fn processor(name: &str) -> Result<&'static Target, TargetIdError> {
             Err(TargetIdError::NotHsa { name: t.name })
         };
     }
-    if let Some(&(mach, retired)) = RETIRED.iter().find(|(_, n)| *n == name) {
-        return Err(TargetIdError::RetiredProcessor {
-            name: retired,
-            mach,
-        });
+    if let Some(name) = unmodelled_name(name) {
+        return Err(TargetIdError::UnmodelledProcessor { name });
     }
     let suggestions = match by_name_or_alias(name) {
         Some(canonical) => vec![canonical.name],
@@ -1491,17 +1576,24 @@ mod tests {
 
     #[test]
     fn machs_are_unique_and_sorted() {
-        let machs: Vec<u8> = TARGETS.iter().map(|t| t.mach).collect();
-        let mut sorted = machs.clone();
-        sorted.sort_unstable();
-        sorted.dedup();
-        assert_eq!(machs, sorted, "TARGETS must be strictly ordered by mach");
+        for table in [TARGETS, RETIRED] {
+            let machs: Vec<u8> = table.iter().map(|t| t.mach).collect();
+            let mut sorted = machs.clone();
+            sorted.sort_unstable();
+            sorted.dedup();
+            assert_eq!(machs, sorted, "each table must be strictly ordered by mach");
+        }
+        let mut all: Vec<u8> = all_targets().map(|t| t.mach).collect();
+        let n = all.len();
+        all.sort_unstable();
+        all.dedup();
+        assert_eq!(all.len(), n, "a mach value is both current and retired");
     }
 
     #[test]
     fn names_are_unique_and_not_aliases() {
         let mut seen = HashSet::new();
-        for t in TARGETS {
+        for t in all_targets() {
             assert!(seen.insert(t.name), "duplicate name {}", t.name);
         }
         for (alias, canonical) in ALIASES {
@@ -1517,24 +1609,70 @@ mod tests {
     }
 
     #[test]
-    fn retired_and_unmodelled_machs_are_not_targets() {
-        for &(mach, name) in RETIRED.iter().chain(UNMODELLED) {
+    fn unmodelled_machs_are_not_targets() {
+        for &(mach, name) in UNMODELLED {
             assert!(
                 by_mach(mach).is_none(),
                 "{mach:#x} is both a target and {name}"
             );
             assert!(by_name(name).is_none());
+            assert_eq!(unmodelled_name(name), Some(name));
         }
-        assert_eq!(retired_mach(0x40), Some("gfx940"));
-        assert_eq!(retired_mach(0x4b), Some("gfx941"));
-        assert_eq!(retired_mach(0x4c), None);
         assert_eq!(unmodelled_mach(0x49), Some("gfx1250"));
+        assert_eq!(unmodelled_name("gfx1250"), Some("gfx1250"));
+        assert_eq!(unmodelled_name("gfx942"), None);
+    }
+
+    #[test]
+    fn retired_targets_are_found_and_marked() {
+        let names: Vec<&str> = RETIRED.iter().map(|t| t.name).collect();
+        assert_eq!(names, ["gfx940", "gfx941"]);
+        for t in RETIRED {
+            assert!(t.is_retired() && t.hsa, "{}", t.name);
+            assert_eq!(by_mach(t.mach).map(|b| b.name), Some(t.name));
+            assert_eq!(by_name(t.name).map(|b| b.mach), Some(t.mach));
+            assert!(hsa_targets().all(|h| h.name != t.name));
+            assert!(t.known_to_llvm(19) && t.llvm19(), "{}", t.name);
+            assert!(!t.known_to_llvm(21) && !t.known_to_llvm(22), "{}", t.name);
+            // Same ABI facts as gfx942, the processor that replaced them.
+            let g = by_name("gfx942").expect("gfx942");
+            assert_eq!(
+                (
+                    t.feature_support(),
+                    t.architected_flat_scratch,
+                    t.kernarg_preload,
+                    t.accum_offset,
+                    t.work_item_ids,
+                    t.lds_bytes,
+                    t.generic
+                ),
+                (
+                    g.feature_support(),
+                    g.architected_flat_scratch,
+                    g.kernarg_preload,
+                    g.accum_offset,
+                    g.work_item_ids,
+                    g.lds_bytes,
+                    g.generic
+                ),
+                "{}",
+                t.name
+            );
+        }
+        assert!(TARGETS.iter().all(|t| !t.is_retired()));
+        let t = |n| by_name(n).unwrap_or_else(|| panic!("{n}"));
+        assert_eq!((t("gfx940").mach, t("gfx941").mach), (0x40, 0x4b));
+        assert_eq!(t("gfx940").isa_version, [9, 4, 0]);
+        assert_eq!(t("gfx941").isa_version, [9, 4, 1]);
+        assert!(t("gfx940").known_to_llvm(15) && !t("gfx940").known_to_llvm(14));
+        assert!(t("gfx941").known_to_llvm(17) && !t("gfx941").known_to_llvm(16));
+        assert!(t("gfx600").known_to_llvm(3) && t("gfx600").known_to_llvm(22));
     }
 
     #[test]
     fn mach_ranges_match_architecture() {
         // ELF.h: 0x01-0x10 r600 (0x11-0x1f reserved for r600), 0x20+ amdgcn.
-        for t in TARGETS {
+        for t in all_targets() {
             if t.hsa {
                 assert!(t.mach >= 0x20, "{}", t.name);
                 assert_ne!(t.generation, Generation::R600);
@@ -1548,7 +1686,7 @@ mod tests {
 
     #[test]
     fn generation_matches_name_and_isa_version() {
-        for t in hsa_targets() {
+        for t in all_targets().filter(|t| t.hsa) {
             let major = t.generation.major();
             assert_eq!(t.isa_version[0], major, "{}", t.name);
             let digits = t
@@ -1583,7 +1721,7 @@ mod tests {
 
     #[test]
     fn generic_links_are_consistent() {
-        for t in hsa_targets() {
+        for t in all_targets().filter(|t| t.hsa) {
             if let Some(g) = t.generic {
                 let gt =
                     by_name(g).unwrap_or_else(|| panic!("{} names unknown generic {g}", t.name));
@@ -1644,7 +1782,7 @@ mod tests {
         );
         let g94 = by_name("gfx9-4-generic").expect("gfx9-4-generic");
         let members: Vec<&str> = g94.generic_members().map(|t| t.name).collect();
-        assert_eq!(members, ["gfx942", "gfx950"]);
+        assert_eq!(members, ["gfx942", "gfx950", "gfx940", "gfx941"]);
         assert_eq!(
             generic_version_required(by_name("gfx908").expect("gfx908"), g9),
             None
@@ -1657,7 +1795,7 @@ mod tests {
 
     #[test]
     fn feature_facts_follow_generation() {
-        for t in TARGETS {
+        for t in all_targets() {
             if !t.hsa {
                 assert!(
                     !(t.xnack || t.sramecc || t.wave32 || t.wave64 || t.cumode),
@@ -1756,12 +1894,19 @@ mod tests {
         assert_eq!(t("gfx908").max_kernarg_preload_dwords(), 0);
         assert!(t("gfx906").has_xnack_mask_sgprs());
         assert!(!t("gfx1010").has_xnack_mask_sgprs());
-        let llvm19_missing: Vec<&str> = TARGETS
-            .iter()
-            .filter(|t| !t.llvm19)
+        let llvm19_missing: Vec<&str> = all_targets()
+            .filter(|t| !t.llvm19())
             .map(|t| t.name)
             .collect();
         assert_eq!(llvm19_missing, ["gfx950", "gfx1153", "gfx9-4-generic"]);
+        let llvm14_known = all_targets().filter(|t| t.known_to_llvm(14)).count();
+        // 16 r600 processors and the 32 amdgcn ones of `llc-14 -mcpu=help`.
+        assert_eq!(llvm14_known, 16 + 32);
+        let llvm22_missing: Vec<&str> = all_targets()
+            .filter(|t| !t.known_to_llvm(22))
+            .map(|t| t.name)
+            .collect();
+        assert_eq!(llvm22_missing, ["gfx940", "gfx941"]);
     }
 
     #[test]
@@ -1800,12 +1945,14 @@ mod tests {
             TargetId::from_e_flags(0x27, V5),
             Err(EFlagsError::UnknownMach { mach: 0x27 })
         );
+        // Retired processors decode like any other (clang-19 -mcpu=gfx940).
         assert_eq!(
-            TargetId::from_e_flags(0x540, V5),
-            Err(EFlagsError::RetiredMach {
-                mach: 0x40,
-                name: "gfx940"
-            })
+            TargetId::from_e_flags(0x540, V5).map(|i| i.to_v4_string()),
+            Ok("gfx940".into())
+        );
+        assert_eq!(
+            TargetId::from_e_flags(0xb4b, V4).map(|i| i.to_v4_string()),
+            Ok("gfx941:sramecc-:xnack+".into())
         );
         assert_eq!(
             TargetId::from_e_flags(0x49, V5),
@@ -1968,11 +2115,13 @@ mod tests {
             }
         );
         assert_eq!(
-            e("gfx941"),
-            TargetIdError::RetiredProcessor {
-                name: "gfx941",
-                mach: 0x4b
-            }
+            e("gfx1250:xnack+"),
+            TargetIdError::UnmodelledProcessor { name: "gfx1250" }
+        );
+        assert!(e("gfx1251").to_string().contains("newer than"));
+        assert_eq!(
+            TargetId::parse("amdgcn-amd-amdhsa--gfx941:sramecc+").map(|i| i.to_full_string()),
+            Ok("amdgcn-amd-amdhsa--gfx941:sramecc+".into())
         );
         assert_eq!(e("cayman"), TargetIdError::NotHsa { name: "cayman" });
         assert_eq!(
@@ -2042,10 +2191,11 @@ mod tests {
         }
     }
 
-    /// Every valid target ID: each HSA target × each feature combination.
+    /// Every valid target ID: each HSA target (retired ones too) × each
+    /// feature combination.
     fn all_ids() -> Vec<TargetId> {
         let mut out = Vec::new();
-        for t in hsa_targets() {
+        for t in all_targets().filter(|t| t.hsa) {
             for x in settings(t.xnack) {
                 for s in settings(t.sramecc) {
                     out.push(TargetId::new(t, x, s).expect("valid combination"));
