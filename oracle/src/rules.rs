@@ -223,20 +223,28 @@ impl Sink {
 
     /// Records a violation of `rule` with no file offset.
     pub fn report(&mut self, rule: &'static Rule, message: impl Into<String>) {
-        self.push(rule, None, message);
+        self.push(rule, None, || message.into());
     }
 
     /// Records a violation of `rule` at file offset `offset`.
     pub fn report_at(&mut self, rule: &'static Rule, offset: u64, message: impl Into<String>) {
-        self.push(rule, Some(offset), message);
+        self.push(rule, Some(offset), || message.into());
     }
 
-    fn push(&mut self, rule: &'static Rule, offset: Option<u64>, message: impl Into<String>) {
-        let message = message.into();
-        // What the finding holds on the heap, and its share of the vector.
-        let size = std::mem::size_of::<Violation>()
-            + message.capacity()
-            + self.kernel.as_ref().map_or(0, String::len);
+    /// Records a violation whose message is made only if the finding is
+    /// kept: for info rules that fire on every kernel or argument of a
+    /// library, where formatting messages past [`MAX_INFOS_PER_RULE`] was
+    /// a third of `check`'s time.
+    pub fn report_lazy(
+        &mut self,
+        rule: &'static Rule,
+        offset: Option<u64>,
+        message: impl FnOnce() -> String,
+    ) {
+        self.push(rule, offset, message);
+    }
+
+    fn push(&mut self, rule: &'static Rule, offset: Option<u64>, message: impl FnOnce() -> String) {
         let i = match self.kept.iter().position(|(r, _)| std::ptr::eq(*r, rule)) {
             Some(i) => i,
             None => {
@@ -245,23 +253,18 @@ impl Sink {
             }
         };
         let kept = self.kept[i].1;
-        let keep = if rule.severity == Severity::Info && kept >= MAX_INFOS_PER_RULE {
-            false
-        } else if self.kept_bytes.saturating_add(size) <= self.max_kept_bytes {
-            true
-        } else {
-            kept == 0 && size <= FIRST_OF_RULE_BYTES
-        };
-        if !keep {
-            match self.omitted.iter_mut().find(|o| std::ptr::eq(o.rule, rule)) {
-                Some(o) => o.count += 1,
-                None => self.omitted.push(Omitted {
-                    rule,
-                    severity: rule.severity,
-                    count: 1,
-                }),
-            }
-            return;
+        if rule.severity == Severity::Info && kept >= MAX_INFOS_PER_RULE {
+            return self.omit(rule);
+        }
+        let message = message();
+        // What the finding holds on the heap, and its share of the vector.
+        let size = std::mem::size_of::<Violation>()
+            + message.capacity()
+            + self.kernel.as_ref().map_or(0, String::len);
+        let within = self.kept_bytes.saturating_add(size) <= self.max_kept_bytes;
+        let first_of_rule = kept == 0 && size <= FIRST_OF_RULE_BYTES;
+        if !(within || first_of_rule) {
+            return self.omit(rule);
         }
         self.kept[i].1 += 1;
         self.kept_bytes = self.kept_bytes.saturating_add(size);
@@ -272,6 +275,18 @@ impl Sink {
             offset,
             kernel: self.kernel.clone(),
         });
+    }
+
+    /// Counts a finding that is not kept.
+    fn omit(&mut self, rule: &'static Rule) {
+        match self.omitted.iter_mut().find(|o| std::ptr::eq(o.rule, rule)) {
+            Some(o) => o.count += 1,
+            None => self.omitted.push(Omitted {
+                rule,
+                severity: rule.severity,
+                count: 1,
+            }),
+        }
     }
 
     /// Findings counted but not kept, per rule, in the order each rule
@@ -404,6 +419,23 @@ mod tests {
                 ("kd.test.info_a", Severity::Info, 1)
             ]
         );
+    }
+
+    #[test]
+    fn lazy_messages_are_made_only_for_kept_findings() {
+        let mut sink = Sink::new();
+        let mut made = 0;
+        for i in 0..3 * MAX_INFOS_PER_RULE {
+            sink.report_lazy(&INFO_A, Some(i as u64), || {
+                made += 1;
+                format!("a{i}")
+            });
+        }
+        assert_eq!(made, MAX_INFOS_PER_RULE);
+        assert_eq!(sink.violations.len(), MAX_INFOS_PER_RULE);
+        assert_eq!(sink.violations[7].message, "a7");
+        assert_eq!(sink.violations[7].offset, Some(7));
+        assert_eq!(sink.omitted()[0].count, 2 * MAX_INFOS_PER_RULE);
     }
 
     #[test]
