@@ -17,17 +17,21 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// Wall time and peak resident set of one measured run of child processes.
+/// Wall time, CPU time and peak resident set of one measured run of child
+/// processes.
 #[derive(Clone, Copy)]
 struct Run {
     wall: Duration,
+    /// User and system time of the processes together (less sensitive than
+    /// wall time to other load on the machine).
+    cpu: Duration,
     /// Largest peak resident set of the processes, in bytes.
     max_rss: u64,
 }
 
-/// Waits for `pid` and returns its exit status and peak resident set in
-/// bytes (`wait4`'s `ru_maxrss`, in KiB on Linux).
-fn wait_rusage(pid: u32) -> Result<(i32, u64), String> {
+/// Waits for `pid` and returns its exit status, its user + system time and
+/// its peak resident set in bytes (`wait4`'s `ru_maxrss`, in KiB on Linux).
+fn wait_rusage(pid: u32) -> Result<(i32, Duration, u64), String> {
     let pid = libc::pid_t::try_from(pid).map_err(|_| "pid out of range".to_owned())?;
     let mut status: libc::c_int = 0;
     // SAFETY: a zeroed rusage is a valid value of this plain C struct.
@@ -51,7 +55,15 @@ fn wait_rusage(pid: u32) -> Result<(i32, u64), String> {
     } else {
         128 + libc::WTERMSIG(status)
     };
-    Ok((code, u64::try_from(usage.ru_maxrss).unwrap_or(0) * 1024))
+    let time = |t: libc::timeval| {
+        Duration::from_secs(u64::try_from(t.tv_sec).unwrap_or(0))
+            + Duration::from_micros(u64::try_from(t.tv_usec).unwrap_or(0))
+    };
+    Ok((
+        code,
+        time(usage.ru_utime) + time(usage.ru_stime),
+        u64::try_from(usage.ru_maxrss).unwrap_or(0) * 1024,
+    ))
 }
 
 /// Starts every command at once and waits for all; the run's wall time,
@@ -70,16 +82,18 @@ fn run_all(cmds: &mut [Command]) -> Result<(Run, Vec<i32>), String> {
         // Reaped by wait4 below; dropping a Child neither waits nor kills.
         drop(child);
     }
-    let mut max_rss = 0;
+    let (mut cpu, mut max_rss) = (Duration::ZERO, 0);
     let mut codes = Vec::new();
     for pid in pids {
-        let (code, rss) = wait_rusage(pid)?;
+        let (code, time, rss) = wait_rusage(pid)?;
+        cpu += time;
         max_rss = max_rss.max(rss);
         codes.push(code);
     }
     Ok((
         Run {
             wall: t.elapsed(),
+            cpu,
             max_rss,
         },
         codes,
@@ -184,38 +198,46 @@ fn bench(paths: &[PathBuf], readobj: Option<&str>, repeat: u32) -> Result<(), St
         None => None,
     };
     println!(
-        "\n`check` as a child process ({workers} workers, output to /dev/null, best of {repeat}):"
+        "\n`check` as a child process ({workers} workers, output to /dev/null, best of {repeat} by wall time;\n\
+         CPU is user + system time, less sensitive than wall time to other load on the machine):"
     );
     println!(
-        "  {:<15} {:>9} {:>13}{}",
-        "mode",
+        "  {:<40} {:>9} {:>9} {:>11}{}",
+        "",
         "wall",
+        "CPU",
         "peak RSS",
         if theirs.is_some() {
-            "   vs llvm-readobj"
+            "   vs llvm-readobj: wall   CPU"
         } else {
             ""
         }
     );
-    for (label, run) in &checks {
-        let ratio = theirs.as_ref().map_or(String::new(), |(_, t)| {
+    let line = |label: &str, run: &Run, vs: Option<&Run>| {
+        let ratio = |a: Duration, b: Duration| a.as_secs_f64() / b.as_secs_f64().max(1e-9);
+        let vs = vs.map_or(String::new(), |t| {
             format!(
-                "   {:>6.1}x faster",
-                t.wall.as_secs_f64() / run.wall.as_secs_f64().max(1e-9)
+                "   {:>21.1}x {:>5.1}x",
+                ratio(t.wall, run.wall),
+                ratio(t.cpu, run.cpu)
             )
         });
         println!(
-            "  {label:<15} {:>7.3} s {:>9.1} MB{ratio}",
+            "  {label:<40} {:>7.3} s {:>7.3} s {:>8.1} MB{vs}",
             run.wall.as_secs_f64(),
+            run.cpu.as_secs_f64(),
             mb(run.max_rss)
         );
-    }
-    if let Some((line, t)) = &theirs {
-        println!(
-            "  {line:<15} {:>7.3} s {:>9.1} MB",
-            t.wall.as_secs_f64(),
-            mb(t.max_rss)
+    };
+    for (label, run) in &checks {
+        line(
+            &format!("check {label}"),
+            run,
+            theirs.as_ref().map(|(_, t)| t),
         );
+    }
+    if let Some((label, t)) = &theirs {
+        line(label, t, None);
     }
 
     phases(&files, repeat, object_bytes, objects);
