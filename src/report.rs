@@ -449,13 +449,15 @@ pub const WINDOW_PER_WORKER: usize = 4;
 /// tens of megabytes).
 pub const MAX_WAITING_BYTES: usize = 32 << 20;
 
-/// Where a job's code object is.
+/// What a job checks.
 enum Source {
-    /// A range of a mapped file.
+    /// One code object: a range of a mapped file.
     Mapped(Arc<Bytes>, Range<usize>),
-    /// A copy (a member that does not lie in the mapped file, such as one
-    /// unpacked from a compressed bundle).
-    Owned(Vec<u8>),
+    /// Every code object of a mapped file that holds compressed bundles,
+    /// unpacked by the worker one bundle at a time and checked in place
+    /// (so unpacking runs in parallel across files, and a decompressed
+    /// object of hundreds of megabytes is never copied).
+    Unpack(Arc<Bytes>),
 }
 
 struct Job {
@@ -465,48 +467,103 @@ struct Job {
     src: Source,
 }
 
-/// A rendered entry, ready to be written in its turn.
+/// Rendered entries, ready to be written in their turn.
 struct Done {
     seq: u64,
     out: Chunks,
     counts: Summary,
 }
 
-/// Runs one job: check, render, and let the mapped pages go.
-fn work(job: Job, opts: Options) -> Done {
-    let data: &[u8] = match &job.src {
-        Source::Mapped(b, r) => &b[r.clone()],
-        Source::Owned(v) => v,
-    };
-    let mut out = Chunks::default();
-    let member = job.member.as_deref();
+/// Checks one code object and renders its entry into `out` (after a JSON
+/// separator if `out` already holds an entry); its counts.
+fn check_one(
+    path: &str,
+    member: Option<&str>,
+    data: &[u8],
+    opts: Options,
+    out: &mut Chunks,
+) -> Summary {
+    if opts.json && !out.is_empty() {
+        out.push(b',');
+    }
     // The oracle never panics by contract; if a bug breaks that, the
     // object is reported as not checked and the run goes on (a lost worker
     // would stall the pipeline).
-    let checked = std::panic::catch_unwind(|| check_object_with(data, opts.oracle_detail()));
-    if let Source::Mapped(b, r) = &job.src {
-        b.release(r.clone());
-    }
-    let counts = match checked {
+    match std::panic::catch_unwind(|| check_object_with(data, opts.oracle_detail())) {
         Ok(r) => {
             let counts = Summary::of(&r);
-            render_object_owned(&job.path, member, r, opts, &mut out);
+            render_object_owned(path, member, r, opts, out);
             counts
         }
-        Err(_) => {
-            render_failed(
+        Err(_) => failed_one(
+            path,
+            member,
+            "internal error: the checker panicked on this code object (please report it with the file)",
+            opts,
+            out,
+        ),
+    }
+}
+
+/// Renders the entry of something that could not be checked into `out`
+/// (after a JSON separator if needed); its counts.
+fn failed_one(
+    path: &str,
+    member: Option<&str>,
+    error: &str,
+    opts: Options,
+    out: &mut Chunks,
+) -> Summary {
+    if opts.json && !out.is_empty() {
+        out.push(b',');
+    }
+    render_failed(path, member, error, opts, out);
+    Summary {
+        unreadable: 1,
+        ..Summary::default()
+    }
+}
+
+/// Runs one job: check, render, and let the mapped pages go.
+fn work(job: Job, opts: Options) -> Done {
+    let mut out = Chunks::default();
+    let mut counts = Summary::default();
+    match &job.src {
+        Source::Mapped(b, r) => {
+            counts = check_one(
                 &job.path,
-                member,
-                "internal error: the checker panicked on this code object (please report it with the file)",
+                job.member.as_deref(),
+                &b[r.clone()],
                 opts,
                 &mut out,
             );
-            Summary {
-                unreadable: 1,
-                ..Summary::default()
-            }
+            b.release(r.clone());
         }
-    };
+        Source::Unpack(b) => {
+            container::scan(b).for_each(container::DEFAULT_UNPACK_LIMIT, &mut |v| {
+                let c = match v {
+                    container::Visit::Members(ms) => {
+                        let mut c = Summary::default();
+                        for m in ms {
+                            c.add(&check_one(
+                                &job.path,
+                                m.name.as_deref(),
+                                m.data,
+                                opts,
+                                &mut out,
+                            ));
+                        }
+                        c
+                    }
+                    container::Visit::Failed { at, error } => {
+                        failed_one(&job.path, Some(&at), &error, opts, &mut out)
+                    }
+                };
+                counts.add(&c);
+            });
+            b.release(0..b.len());
+        }
+    }
     Done {
         seq: job.seq,
         out,
@@ -632,32 +689,38 @@ impl Writer<'_> {
             }
             return;
         }
-        // Compressed bundles are unpacked one at a time; their members are
-        // copied out as they are handed out, and the bundle dropped.
-        scan.for_each(container::DEFAULT_UNPACK_LIMIT, &mut |v| match v {
-            container::Visit::Members(ms) => self.members(&bytes, &path, ms),
-            container::Visit::Failed { at, error } => self.failed(&path, Some(&at), &error),
-        });
+        if scan.compressed.is_empty() {
+            self.members(&bytes, &path, &scan.members);
+        } else {
+            // The worker scans the file again (finding bundles costs little
+            // next to unpacking them) and reports what `Scan::for_each`
+            // meets, in file order; the scan's own errors follow.
+            self.submit(&path, None, Source::Unpack(Arc::clone(&bytes)));
+        }
         for e in &scan.errors {
             self.failed(&path, None, e);
         }
     }
 
-    /// Hands out the code objects of one file (or of one unpacked part of
-    /// it); `file` is the mapped file they may lie in.
+    /// Hands out the code objects of one mapped file, each as a range of
+    /// the map (a scan of a file without compressed bundles gives slices
+    /// of the bytes it was given; should one not be, the whole file goes
+    /// to a worker as one job rather than be copied).
     fn members(&mut self, file: &Arc<Bytes>, path: &Arc<str>, members: &[container::Member]) {
         let base = file.as_ptr() as usize;
-        for m in members {
-            // A member borrowed from the map is passed as a range of it;
-            // anything else (bytes unpacked in memory) is copied, as the
-            // buffer it lies in does not outlive this call.
-            let start = (m.data.as_ptr() as usize).wrapping_sub(base);
-            let src = if start <= file.len() && m.data.len() <= file.len() - start {
-                Source::Mapped(Arc::clone(file), start..start + m.data.len())
-            } else {
-                Source::Owned(m.data.to_vec())
-            };
-            self.submit(path, m.name.clone(), src);
+        let ranges: Option<Vec<Range<usize>>> = members
+            .iter()
+            .map(|m| {
+                let start = (m.data.as_ptr() as usize).wrapping_sub(base);
+                (start <= file.len() && m.data.len() <= file.len() - start)
+                    .then(|| start..start + m.data.len())
+            })
+            .collect();
+        let Some(ranges) = ranges else {
+            return self.submit(path, None, Source::Unpack(Arc::clone(file)));
+        };
+        for (m, r) in members.iter().zip(ranges) {
+            self.submit(path, m.name.clone(), Source::Mapped(Arc::clone(file), r));
         }
     }
 }
