@@ -12,7 +12,7 @@ use crate::input::{self, Bytes};
 use crate::report::{self, Options};
 use hsaco_oracle::check::{check_object_with, Detail};
 use hsaco_oracle::targets::TargetId;
-use hsaco_oracle::{container, elf, metadata, notes, Sink};
+use hsaco_oracle::{container, elf, metadata, notes, symbols, Sink};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -343,9 +343,11 @@ fn tempfile_dir() -> Result<PathBuf, String> {
 }
 
 /// The in-process cost of each phase of `check` on one thread, best of
-/// `repeat`: the container scan, the ELF layer, the notes, the metadata
-/// (decoded with every metadata rule, full model), the whole check without
-/// and with per-kernel detail, and the rendering of each report format.
+/// `repeat`: finding the code objects, the ELF layer, the symbol table, the
+/// notes, the metadata (decoded with every metadata rule, full model), the
+/// whole check without and with per-kernel detail, and the rendering of
+/// each report format. Each row from the ELF layer on includes finding the
+/// code objects (and unpacking compressed bundles), the first row's cost.
 fn phases(files: &[(PathBuf, Bytes)], repeat: u32, object_bytes: u64, objects: usize) {
     let best = |f: &mut dyn FnMut()| {
         (0..repeat)
@@ -363,9 +365,18 @@ fn phases(files: &[(PathBuf, Bytes)], repeat: u32, object_bytes: u64, objects: u
         }
     };
     let scan = best(&mut || {
-        for (_, b) in files {
-            std::hint::black_box(container::scan(b));
-        }
+        each_member(&mut |_, m| {
+            std::hint::black_box(m.data.len());
+        })
+    });
+    let symbols_layer = best(&mut || {
+        each_member(&mut |_, m| {
+            let mut sink = Sink::new();
+            if let Some(e) = elf::Elf::parse(m.data, &mut sink) {
+                let syms = symbols::read(&e, &mut sink);
+                std::hint::black_box(symbols::kernels(&e, &syms, &mut sink));
+            }
+        })
     });
     let elf_layer = best(&mut || {
         each_member(&mut |_, m| {
@@ -448,13 +459,17 @@ fn phases(files: &[(PathBuf, Bytes)], repeat: u32, object_bytes: u64, objects: u
     let row = |what: &str, t: Duration| {
         let s = t.as_secs_f64();
         println!(
-            "  {what:<52} {:>8.3} s {:>9.0} MB/s",
+            "  {what:<56} {:>8.3} s {:>9.0} MB/s",
             s,
             mb(object_bytes) / s.max(1e-9)
         );
     };
-    row("container scan (finding the code objects)", scan);
+    row("finding (and unpacking) the code objects", scan);
     row("ELF layer (headers, segments, sections)", elf_layer);
+    row(
+        "ELF layer + symbol table (entries, descriptor symbols)",
+        symbols_layer,
+    );
     row("ELF layer + notes", notes_layer);
     row(
         "ELF + notes + metadata (every note, full model)",

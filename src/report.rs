@@ -447,7 +447,7 @@ pub const WINDOW_PER_WORKER: usize = 4;
 /// Rendered bytes that may wait behind a slower object before no more
 /// objects are handed out (with `--detail`, one large object renders to
 /// tens of megabytes).
-pub const MAX_WAITING_BYTES: usize = 32 << 20;
+pub const MAX_WAITING_BYTES: usize = 16 << 20;
 
 /// What a job checks.
 enum Source {
