@@ -561,7 +561,9 @@ fn work(job: Job, opts: Options) -> Done {
                 };
                 counts.add(&c);
             });
-            b.release(0..b.len());
+            if Arc::strong_count(b) > 1 {
+                b.release(0..b.len());
+            }
         }
     }
     Done {
