@@ -73,8 +73,8 @@ enum Command {
         /// summary either way; JSON always lists them).
         #[arg(short, long)]
         verbose: bool,
-        /// In JSON output, give each kernel's descriptor fields with their
-        /// meaning, initial SGPR/VGPR state and metadata (as `explain`
+        /// With --format json, give each kernel's descriptor fields with
+        /// their meaning, initial SGPR/VGPR state and metadata (as `explain`
         /// shows them); without it each kernel is its name and descriptor
         /// offset.
         #[arg(long)]
@@ -204,14 +204,21 @@ fn main() -> ExitCode {
             verbose,
             detail,
             paths,
-        } => report::run_check(
-            &paths,
-            report::Options {
-                json: format == Format::Json,
-                detail,
-                verbose,
-            },
-        ),
+        } => {
+            if detail && format != Format::Json {
+                eprintln!("hsaco-conform check: --detail is for --format json (text reports list findings only)");
+                2
+            } else {
+                report::run_check(
+                    &paths,
+                    report::Options {
+                        json: format == Format::Json,
+                        detail,
+                        verbose,
+                    },
+                )
+            }
+        }
         Command::Explain { member, file } => explain::run(&file, member.as_deref()),
         Command::Rules { format } => report::run_rules(format == Format::Json),
         Command::Uri { uris } => run_uri(&uris),

@@ -3,7 +3,8 @@
 //!
 //! `check` is a pipeline: this thread expands the inputs, maps each file
 //! and finds its code objects, and hands them to a pool of workers (one per
-//! core, for the whole run). A worker checks one code object and renders
+//! core, for the whole run). A worker checks one code object (or every code
+//! object of a file with compressed bundles, which it unpacks) and renders
 //! its report (text or JSON) into a buffer; this thread writes the buffers
 //! in input order. At most [`WINDOW_PER_WORKER`] objects per worker are
 //! between being handed out and being written, so memory does not grow with
@@ -537,7 +538,12 @@ fn work(job: Job, opts: Options) -> Done {
                 opts,
                 &mut out,
             );
-            b.release(r.clone());
+            // The last holder of the map unmaps it when the job is dropped:
+            // releasing the pages first would only add TLB flushes (a file
+            // of one code object is always in that case).
+            if Arc::strong_count(b) > 1 {
+                b.release(r.clone());
+            }
         }
         Source::Unpack(b) => {
             container::scan(b).for_each(container::DEFAULT_UNPACK_LIMIT, &mut |v| {

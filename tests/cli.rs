@@ -149,6 +149,15 @@ fn text_json_and_detail_reports_of_a_bundle() {
     let detail: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
     insta::assert_json_snapshot!("check_json_detail_gfx1100_bundle", detail);
 
+    // Detail belongs to JSON.
+    let o = run(dir.path(), &["check", "--detail", "device.bundle"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("--detail is for --format json"),
+        "{}",
+        stderr(&o)
+    );
+
     let mut stripped = detail.clone();
     for k in stripped["files"][0]["kernels"].as_array_mut().unwrap() {
         let k = k.as_object_mut().unwrap();
