@@ -421,23 +421,28 @@ fn print_text(name: &str, r: &ObjectReport, verbose: bool, out: &mut Chunks) {
         }
     }
     for o in omitted {
-        let what = match o.severity {
-            Severity::Info => "info finding",
-            Severity::Warning => "warning",
-            Severity::Error => "error",
-        };
-        let _ = write!(
-            out,
-            "  \u{2026} and {} more {what}{} of {} not shown",
-            o.count,
-            plural(o.count),
-            o.rule.id
-        );
-        if o.severity != Severity::Info {
-            out.extend(b" (more findings than an object of this size may keep; all are counted)");
-        }
-        out.push(b'\n');
+        let _ = writeln!(out, "  {}", omitted_line(o));
     }
+}
+
+/// Says that findings of a rule were counted but not kept:
+/// `… and 50 more info findings of RULE not shown`.
+pub fn omitted_line(o: &Omitted) -> String {
+    let what = match o.severity {
+        Severity::Info => "info finding",
+        Severity::Warning => "warning",
+        Severity::Error => "error",
+    };
+    let mut line = format!(
+        "\u{2026} and {} more {what}{} of {} not shown",
+        o.count,
+        plural(o.count),
+        o.rule.id
+    );
+    if o.severity != Severity::Info {
+        line += " (more findings than an object of this size may keep; all are counted)";
+    }
+    line
 }
 
 /// Objects handed out but not yet written, per worker: enough that no

@@ -611,4 +611,20 @@ fn an_error_after_more_infos_than_the_cap_is_reported() {
     assert_eq!(v["summary"]["infos"], count);
     assert_eq!(v["summary"]["errors"], 1);
     assert_eq!(v["summary"]["clean"], 0);
+
+    // explain lists the same findings and says what it leaves out.
+    let o = run(dir.path(), &["explain", "many.hsaco"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(
+        text.contains(&format!(
+            "  \u{2026} and {} more info findings of kd.rsrc1.granulated_sgpr_count not shown\n",
+            count - cap
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("  error   kd.reserved_bytes [{last}]: ")),
+        "{text}"
+    );
 }
