@@ -124,7 +124,7 @@ pub fn render(out: &mut String, title: &str, r: &ObjectReport) {
         kernel(out, r, k);
     }
     let _ = writeln!(out);
-    if r.violations.is_empty() {
+    if r.violations.is_empty() && r.omitted.is_empty() {
         let _ = writeln!(out, "no violations");
     } else {
         let _ = writeln!(out, "violations:");
@@ -140,6 +140,9 @@ pub fn render(out: &mut String, title: &str, r: &ObjectReport) {
                 v.rule.id,
                 v.message
             );
+        }
+        for o in &r.omitted {
+            let _ = writeln!(out, "  {}", crate::report::omitted_line(o));
         }
     }
     let _ = writeln!(out);

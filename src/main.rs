@@ -45,14 +45,25 @@ enum Command {
     /// PATH may be a code object (.hsaco, .co, .o), a clang offload bundle,
     /// a host binary or library with a .hip_fatbin section (each embedded
     /// code object is checked and named by its bundle entry), or a
-    /// directory, searched recursively (files that hold no code object are
-    /// skipped).
+    /// directory, searched recursively. In directories, files that hold no
+    /// code object are skipped and counted; a file whose name (.hsaco, .co,
+    /// .o) or first bytes say it should be a code object but that cannot be
+    /// read as one (empty, truncated) is named as not checked. Symlinks to
+    /// files are followed, and each file (device and inode) is checked once
+    /// however many paths reach it. FIFOs, sockets and devices are refused
+    /// without being opened.
     ///
-    /// Exit status: 0 no errors, 1 errors found, 2 could not run (missing
-    /// or unreadable input, a file that holds no code object, a malformed
-    /// bundle).
+    /// Every error and warning is reported. Info findings are listed up to
+    /// 100 per rule and code object, and the rest counted ("... and N more
+    /// info findings of RULE not shown"); summary counts include every
+    /// finding.
+    ///
+    /// Exit status: 1 if any error was found; else 2 if some input could
+    /// not be checked (missing or unreadable path, not a regular file, a
+    /// named file that holds no code object, an empty or truncated code
+    /// object, a malformed bundle; each is named in the report); else 0.
     #[command(
-        after_help = "Examples:\n  hsaco-conform check kernel.hsaco\n  hsaco-conform check --format json build/ > report.json\n  hsaco-conform check /usr/lib/x86_64-linux-gnu/librocsparse.so.0.1"
+        after_help = "Examples:\n  hsaco-conform check kernel.hsaco\n  hsaco-conform check --format json build/ > report.json\n  hsaco-conform check --format json --detail kernel.hsaco\n  hsaco-conform check /usr/lib/x86_64-linux-gnu/librocsparse.so.0.1"
     )]
     Check {
         /// Output format.
@@ -62,6 +73,12 @@ enum Command {
         /// summary either way; JSON always lists them).
         #[arg(short, long)]
         verbose: bool,
+        /// With --format json, give each kernel's descriptor fields with
+        /// their meaning, initial SGPR/VGPR state and metadata (as `explain`
+        /// shows them); without it each kernel is its name and descriptor
+        /// offset.
+        #[arg(long)]
+        detail: bool,
         /// Files or directories to check.
         #[arg(required = true)]
         paths: Vec<PathBuf>,
@@ -185,8 +202,23 @@ fn main() -> ExitCode {
         Command::Check {
             format,
             verbose,
+            detail,
             paths,
-        } => report::run_check(&paths, format == Format::Json, verbose),
+        } => {
+            if detail && format != Format::Json {
+                eprintln!("hsaco-conform check: --detail is for --format json (text reports list findings only)");
+                2
+            } else {
+                report::run_check(
+                    &paths,
+                    report::Options {
+                        json: format == Format::Json,
+                        detail,
+                        verbose,
+                    },
+                )
+            }
+        }
         Command::Explain { member, file } => explain::run(&file, member.as_deref()),
         Command::Rules { format } => report::run_rules(format == Format::Json),
         Command::Uri { uris } => run_uri(&uris),

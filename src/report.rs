@@ -1,276 +1,201 @@
 //! The `check` and `rules` commands: running the oracle over inputs and
 //! printing text or JSON reports.
+//!
+//! `check` is a pipeline: this thread expands the inputs, maps each file
+//! and finds its code objects, and hands them to a pool of workers (one per
+//! core, for the whole run). A worker checks one code object (or every code
+//! object of a file with compressed bundles, which it unpacks) and renders
+//! its report (text or JSON) into a buffer; this thread writes the buffers
+//! in input order. At most [`WINDOW_PER_WORKER`] objects per worker are
+//! between being handed out and being written, so memory does not grow with
+//! the number of objects or files, whatever their order of completion.
 
-use crate::input::{self, Input};
-use hsaco_oracle::check::{check_object_with, Detail, ObjectReport};
+use crate::input::{self, Bytes, Input};
+use hsaco_oracle::check::{check_object_with, Detail, KernelReport, ObjectReport};
 use hsaco_oracle::container;
+use hsaco_oracle::rules::Omitted;
 use hsaco_oracle::{Severity, Violation};
-use serde::Serialize;
-use std::collections::BTreeMap;
+use serde::ser::SerializeStruct;
+use serde::{Serialize, Serializer};
+use std::collections::{BTreeMap, HashMap};
 use std::io::{self, Write};
-use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::sync::{mpsc, Arc, Mutex};
 
-/// The result for one code object (or one input that could not be read).
-#[derive(Serialize)]
-pub struct FileEntry {
-    /// The file.
-    pub path: String,
-    /// Bundle entry inside the file, or null for a plain code object.
-    pub member: Option<String>,
-    /// Target ID from `e_flags`.
-    pub target: Option<String>,
-    /// Code object version (2-6).
-    pub code_object_version: Option<u8>,
-    /// `ET_REL` / `ET_DYN`.
-    pub elf_type: Option<String>,
-    /// Kernels with their descriptor fields and SGPR layout.
-    pub kernels: Vec<hsaco_oracle::check::KernelReport>,
-    /// Broken rules.
-    pub violations: Vec<Violation>,
-    /// Why the input could not be checked, if it could not.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
+/// What `check` prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Options {
+    /// JSON instead of text.
+    pub json: bool,
+    /// JSON: each kernel's descriptor fields, initial state and metadata.
+    pub detail: bool,
+    /// Text: list info-level findings too.
+    pub verbose: bool,
 }
 
-/// Totals over a run.
-#[derive(Serialize, Default)]
+impl Options {
+    /// How much of the typed view the oracle builds: only JSON with detail
+    /// needs descriptor fields, register layouts and metadata copies.
+    pub fn oracle_detail(self) -> Detail {
+        if self.json && self.detail {
+            Detail::Full
+        } else {
+            Detail::Violations
+        }
+    }
+}
+
+/// Totals over a run (also the JSON `summary`; field names are stable).
+#[derive(Serialize, Default, Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Summary {
-    /// Input files examined.
+    /// Paths examined: files checked or skipped, and paths that could not
+    /// be examined.
     pub files: usize,
     /// Code objects checked.
     pub code_objects: usize,
     /// Kernels found.
     pub kernels: usize,
-    /// Violations of error severity.
+    /// Findings of error severity (omitted ones included).
     pub errors: usize,
-    /// Violations of warning severity.
+    /// Findings of warning severity (omitted ones included).
     pub warnings: usize,
-    /// Violations of info severity.
+    /// Findings of info severity (omitted ones included).
     pub infos: usize,
     /// Code objects with no error.
     pub clean: usize,
-    /// Inputs that could not be checked.
+    /// Inputs that could not be checked (each is named in the report).
     pub unreadable: usize,
     /// Files in directories skipped because they hold no code object.
     pub skipped: usize,
+    /// Paths skipped because they reach a file already checked (symlinks,
+    /// hard links, a path named twice).
+    pub duplicates: usize,
 }
 
 impl Summary {
-    fn add(&mut self, e: &FileEntry) {
-        if e.error.is_some() {
-            self.unreadable += 1;
-            return;
-        }
-        self.code_objects += 1;
-        self.kernels += e.kernels.len();
-        let mut errs = 0;
-        for v in &e.violations {
-            match v.severity {
-                Severity::Error => errs += 1,
-                Severity::Warning => self.warnings += 1,
-                Severity::Info => self.infos += 1,
-            }
-        }
-        self.errors += errs;
-        if errs == 0 {
-            self.clean += 1;
-        }
+    fn add(&mut self, o: &Summary) {
+        self.files += o.files;
+        self.code_objects += o.code_objects;
+        self.kernels += o.kernels;
+        self.errors += o.errors;
+        self.warnings += o.warnings;
+        self.infos += o.infos;
+        self.clean += o.clean;
+        self.unreadable += o.unreadable;
+        self.skipped += o.skipped;
+        self.duplicates += o.duplicates;
     }
-}
 
-fn entry(path: &str, member: Option<String>, r: ObjectReport) -> FileEntry {
-    FileEntry {
-        path: path.to_owned(),
-        member,
-        target: r.target,
-        code_object_version: r.code_object_version,
-        elf_type: r.elf_type,
-        kernels: r.kernels,
-        violations: r.violations,
-        error: None,
+    /// The counts of one checked code object.
+    fn of(r: &ObjectReport) -> Summary {
+        let mut s = Summary {
+            code_objects: 1,
+            kernels: r.kernels.len(),
+            ..Summary::default()
+        };
+        let mut tally = |sev: Severity, n: usize| match sev {
+            Severity::Error => s.errors += n,
+            Severity::Warning => s.warnings += n,
+            Severity::Info => s.infos += n,
+        };
+        for v in &r.violations {
+            tally(v.severity, 1);
+        }
+        for o in &r.omitted {
+            tally(o.severity, o.count);
+        }
+        s.clean = usize::from(s.errors == 0);
+        s
     }
-}
 
-fn failed(path: &str, member: Option<String>, error: String) -> FileEntry {
-    FileEntry {
-        path: path.to_owned(),
-        member,
-        target: None,
-        code_object_version: None,
-        elf_type: None,
-        kernels: Vec::new(),
-        violations: Vec::new(),
-        error: Some(error),
-    }
-}
-
-/// Checks every code object of one file, in parallel across members, and
-/// hands each entry to `each` in member order; false if the file was found
-/// in a directory and holds no code object. `detail` says how much of the
-/// typed view each entry carries.
-pub fn check_file(inp: &Input, detail: Detail, each: &mut dyn FnMut(FileEntry)) -> bool {
-    let path = inp.path.display().to_string();
-    let bytes = match input::map(&inp.path) {
-        Ok(b) => b,
-        Err(e) => {
-            each(failed(&path, None, e));
-            return true;
-        }
-    };
-    let scan = container::scan(&bytes);
-    if scan.not_a_code_object {
-        if inp.explicit {
-            each(failed(
-                &path,
-                None,
-                "not a code object: neither an AMDGPU ELF file, an offload bundle (compressed or not), nor an ELF file with a .hip_fatbin section or an embedded AMDGPU ELF image".to_owned(),
-            ));
-        }
-        return inp.explicit;
-    }
-    // Compressed bundles are unpacked one at a time, their members checked
-    // on all cores, and dropped before the next.
-    scan.for_each(container::DEFAULT_UNPACK_LIMIT, &mut |v| match v {
-        container::Visit::Members(ms) => for_each_member(&path, ms, detail, each),
-        container::Visit::Failed { at, error } => each(failed(&path, Some(at), error)),
-    });
-    for e in scan.errors {
-        each(failed(&path, None, e));
-    }
-    true
-}
-
-/// Runs the oracle over members on all cores and hands each entry to
-/// `each` in member order, as soon as it and every earlier one are done.
-/// Streaming (rather than collecting every entry of a file first) keeps
-/// memory flat on libraries with hundreds of objects and lets the caller
-/// print while the workers check.
-pub fn for_each_member(
-    path: &str,
-    members: &[container::Member],
-    detail: Detail,
-    each: &mut dyn FnMut(FileEntry),
-) {
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(members.len().max(1));
-    if threads <= 1 {
-        for m in members {
-            each(entry(
-                path,
-                m.name.clone(),
-                check_object_with(m.data, detail),
-            ));
-        }
-        return;
-    }
-    let next = AtomicUsize::new(0);
-    let (tx, rx) = mpsc::channel::<(usize, FileEntry)>();
-    std::thread::scope(|s| {
-        for _ in 0..threads {
-            let tx = tx.clone();
-            let next = &next;
-            s.spawn(move || loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(m) = members.get(i) else { break };
-                let e = entry(path, m.name.clone(), check_object_with(m.data, detail));
-                if tx.send((i, e)).is_err() {
-                    break;
-                }
-            });
-        }
-        drop(tx);
-        // Entries arrive in completion order; release them in member order.
-        let mut pending: BTreeMap<usize, FileEntry> = BTreeMap::new();
-        let mut want = 0usize;
-        for (i, e) in rx {
-            pending.insert(i, e);
-            while let Some(e) = pending.remove(&want) {
-                each(e);
-                want += 1;
-            }
-        }
-    });
-}
-
-/// The `check` command. Returns the exit status.
-pub fn run_check(paths: &[PathBuf], json: bool, verbose: bool) -> u8 {
-    let (inputs, walk_errors) = input::expand(paths);
-    let stdout = io::stdout();
-    let mut out = io::BufWriter::new(stdout.lock());
-    let mut summary = Summary::default();
-    let mut first = true;
-    // Text output shows only violations and counts, so it skips building
-    // descriptor fields, register layouts and metadata copies.
-    let detail = if json {
-        Detail::Full
-    } else {
-        Detail::Violations
-    };
-    if json {
-        let _ = out.write_all(b"{\"files\":[");
-    }
-    let mut emit = |e: FileEntry, summary: &mut Summary, out: &mut dyn Write| {
-        summary.add(&e);
-        if json {
-            if !first {
-                let _ = out.write_all(b",");
-            }
-            first = false;
-            let _ = serde_json::to_writer(&mut *out, &e);
+    /// The exit status of `check`: 1 if any error was found, else 2 if
+    /// some input could not be checked, else 0.
+    pub fn exit_status(&self) -> u8 {
+        if self.errors > 0 {
+            1
+        } else if self.unreadable > 0 {
+            2
         } else {
-            print_text(&e, verbose, out);
-        }
-    };
-    for err in walk_errors {
-        summary.files += 1;
-        emit(
-            failed(&err, None, "cannot read this path".to_owned()),
-            &mut summary,
-            &mut out,
-        );
-    }
-    for inp in &inputs {
-        summary.files += 1;
-        let found = check_file(inp, detail, &mut |e| emit(e, &mut summary, &mut out));
-        if !found {
-            summary.skipped += 1;
+            0
         }
     }
-    if json {
-        let _ = out.write_all(b"],\"summary\":");
-        let _ = serde_json::to_writer(&mut out, &summary);
-        let _ = out.write_all(b"}\n");
-    } else {
-        let _ = writeln!(
-            out,
-            "checked {} code object{} ({} kernel{}) in {} file{}: {} error{}, {} warning{}, {} info{}{}{}",
-            summary.code_objects,
-            plural(summary.code_objects),
-            summary.kernels,
-            plural(summary.kernels),
-            summary.files,
-            plural(summary.files),
-            summary.errors,
-            plural(summary.errors),
-            summary.warnings,
-            plural(summary.warnings),
-            summary.infos,
-            plural(summary.infos),
-            if summary.unreadable > 0 { format!(", {} could not be checked", summary.unreadable) } else { String::new() },
-            if summary.skipped > 0 { format!(", {} skipped (no code object)", summary.skipped) } else { String::new() },
-        );
+}
+
+/// The kernels of a report entry as JSON: each kernel's name and
+/// descriptor offset, or (with detail) everything the oracle decoded about
+/// it (descriptor fields, initial state, metadata).
+struct KernelJson<'k> {
+    kernel: &'k KernelReport,
+    detail: bool,
+}
+
+impl Serialize for KernelJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if self.detail {
+            return self.kernel.serialize(s);
+        }
+        let mut m = s.serialize_struct("Kernel", 2)?;
+        m.serialize_field("name", &self.kernel.name)?;
+        m.serialize_field("descriptor_offset", &self.kernel.descriptor_offset)?;
+        m.end()
     }
-    let _ = out.flush();
-    if summary.unreadable > 0 {
-        2
-    } else if summary.errors > 0 {
-        1
-    } else {
-        0
+}
+
+/// What one report entry says besides its kernels.
+struct EntryHead<'a> {
+    path: &'a str,
+    member: Option<&'a str>,
+    target: Option<&'a str>,
+    code_object_version: Option<u8>,
+    elf_type: Option<&'a str>,
+}
+
+/// Writes one report entry as a JSON object: a code object, or an input
+/// that could not be checked (`error` set, the lists empty). The fields
+/// are written one by one so that kernels can be rendered (and, when owned,
+/// dropped) one at a time: with detail a library's largest object renders
+/// to tens of megabytes.
+#[allow(clippy::too_many_arguments)]
+fn json_entry<K: std::borrow::Borrow<KernelReport>>(
+    out: &mut Chunks,
+    head: &EntryHead<'_>,
+    kernels: impl Iterator<Item = K>,
+    detail: bool,
+    violations: &[Violation],
+    omitted: &[Omitted],
+    error: Option<&str>,
+) {
+    fn field(out: &mut Chunks, first: bool, name: &str, v: &impl Serialize) {
+        out.push(if first { b'{' } else { b',' });
+        out.push(b'"');
+        out.extend(name.as_bytes());
+        out.extend(b"\":");
+        serde_json::to_writer(&mut *out, v).expect("serialising to memory cannot fail");
     }
+    field(out, true, "path", &head.path);
+    field(out, false, "member", &head.member);
+    field(out, false, "target", &head.target);
+    field(out, false, "code_object_version", &head.code_object_version);
+    field(out, false, "elf_type", &head.elf_type);
+    out.extend(b",\"kernels\":[");
+    for (i, k) in kernels.enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        let j = KernelJson {
+            kernel: k.borrow(),
+            detail,
+        };
+        serde_json::to_writer(&mut *out, &j).expect("serialising to memory cannot fail");
+    }
+    out.push(b']');
+    field(out, false, "violations", &violations);
+    field(out, false, "omitted", &omitted);
+    if let Some(e) = error {
+        field(out, false, "error", &e);
+    }
+    out.push(b'}');
 }
 
 fn plural(n: usize) -> &'static str {
@@ -281,27 +206,189 @@ fn plural(n: usize) -> &'static str {
     }
 }
 
-/// Prints one entry for people: nothing for an object with no findings to
-/// show (the summary counts it), else its header line and violations
-/// grouped by kernel. Info-level findings show only when `verbose`.
-pub fn print_text(e: &FileEntry, verbose: bool, out: &mut dyn Write) {
-    let name = match &e.member {
-        Some(m) => format!("{} [{m}]", e.path),
-        None => e.path.clone(),
-    };
-    if let Some(err) = &e.error {
-        let _ = writeln!(out, "{name}: could not check: {err}");
+fn entry_name(path: &str, member: Option<&str>) -> String {
+    match member {
+        Some(m) => format!("{path} [{m}]"),
+        None => path.to_owned(),
+    }
+}
+
+fn head<'a>(path: &'a str, member: Option<&'a str>, r: &'a ObjectReport) -> EntryHead<'a> {
+    EntryHead {
+        path,
+        member,
+        target: r.target.as_deref(),
+        code_object_version: r.code_object_version,
+        elf_type: r.elf_type.as_deref(),
+    }
+}
+
+/// Renders the report of one checked code object into `out`.
+pub fn render_object(
+    path: &str,
+    member: Option<&str>,
+    r: &ObjectReport,
+    opts: Options,
+    out: &mut Chunks,
+) {
+    if opts.json {
+        json_entry(
+            out,
+            &head(path, member, r),
+            r.kernels.iter(),
+            opts.detail,
+            &r.violations,
+            &r.omitted,
+            None,
+        );
+    } else {
+        print_text(&entry_name(path, member), r, opts.verbose, out);
+    }
+}
+
+/// [`render_object`] for a report that is no longer needed: in JSON each
+/// kernel is dropped as soon as it is written, so the report and its
+/// rendering are not both whole in memory.
+fn render_object_owned(
+    path: &str,
+    member: Option<&str>,
+    mut r: ObjectReport,
+    opts: Options,
+    out: &mut Chunks,
+) {
+    if !opts.json {
+        return render_object(path, member, &r, opts, out);
+    }
+    // Kept for `explain`; the JSON report does not carry them.
+    r.metadata = None;
+    r.metadata_v2 = None;
+    r.v2_notes = None;
+    let kernels = std::mem::take(&mut r.kernels);
+    json_entry(
+        out,
+        &head(path, member, &r),
+        kernels.into_iter(),
+        opts.detail,
+        &r.violations,
+        &r.omitted,
+        None,
+    );
+}
+
+/// Renders the entry of an input that could not be checked.
+fn render_failed(path: &str, member: Option<&str>, error: &str, opts: Options, out: &mut Chunks) {
+    if opts.json {
+        let head = EntryHead {
+            path,
+            member,
+            target: None,
+            code_object_version: None,
+            elf_type: None,
+        };
+        json_entry(
+            out,
+            &head,
+            std::iter::empty::<&KernelReport>(),
+            false,
+            &[],
+            &[],
+            Some(error),
+        );
+    } else {
+        let _ = writeln!(
+            out,
+            "{}: could not check: {error}",
+            entry_name(path, member)
+        );
+    }
+}
+
+/// A rendered entry, in pieces of at most [`Chunks::PIECE`] bytes: a large
+/// rendering grows without the copies and the up-to-double capacity of one
+/// growing buffer.
+#[derive(Default)]
+pub struct Chunks {
+    full: Vec<Vec<u8>>,
+    cur: Vec<u8>,
+}
+
+impl Chunks {
+    /// Size of a piece.
+    pub const PIECE: usize = 256 << 10;
+
+    /// Empties the buffer, keeping the current piece's memory.
+    pub fn clear(&mut self) {
+        self.full.clear();
+        self.cur.clear();
+    }
+
+    /// Bytes held.
+    pub fn len(&self) -> usize {
+        self.full.len() * Self::PIECE + self.cur.len()
+    }
+
+    /// True if nothing was written.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn push(&mut self, b: u8) {
+        self.extend(&[b]);
+    }
+
+    fn extend(&mut self, mut buf: &[u8]) {
+        while !buf.is_empty() {
+            let take = buf.len().min(Self::PIECE - self.cur.len());
+            self.cur.extend_from_slice(&buf[..take]);
+            buf = &buf[take..];
+            if self.cur.len() == Self::PIECE {
+                let full = std::mem::replace(&mut self.cur, Vec::with_capacity(Self::PIECE));
+                self.full.push(full);
+            }
+        }
+    }
+
+    /// Writes every piece, in order.
+    fn write_to(&self, w: &mut dyn Write) -> io::Result<()> {
+        for p in &self.full {
+            w.write_all(p)?;
+        }
+        w.write_all(&self.cur)
+    }
+}
+
+impl Write for Chunks {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.extend(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Prints one code object for people: nothing for an object with no
+/// findings to show (the summary counts it), else its header line and its
+/// findings grouped by kernel, then what was counted but not kept.
+/// Info-level findings show only when `verbose`.
+fn print_text(name: &str, r: &ObjectReport, verbose: bool, out: &mut Chunks) {
+    let shown = |sev: Severity| verbose || sev != Severity::Info;
+    let omitted: Vec<&Omitted> = r.omitted.iter().filter(|o| shown(o.severity)).collect();
+    // Findings by kernel, kernels in order of their first finding.
+    let mut groups: Vec<(Option<&str>, Vec<&Violation>)> = Vec::new();
+    let mut index: HashMap<Option<&str>, usize> = HashMap::new();
+    for v in r.violations.iter().filter(|v| shown(v.severity)) {
+        let k = v.kernel.as_deref();
+        let i = *index.entry(k).or_insert_with(|| {
+            groups.push((k, Vec::new()));
+            groups.len() - 1
+        });
+        groups[i].1.push(v);
+    }
+    if groups.is_empty() && omitted.is_empty() {
         return;
     }
-    let shown: Vec<&Violation> = e
-        .violations
-        .iter()
-        .filter(|v| verbose || v.severity != Severity::Info)
-        .collect();
-    if shown.is_empty() {
-        return;
-    }
-    let what = match (&e.target, e.code_object_version) {
+    let what = match (&r.target, r.code_object_version) {
         (Some(t), Some(v)) => format!("{t}, code object V{v}"),
         (None, Some(v)) => format!("unknown target, code object V{v}"),
         _ => "unreadable header".to_owned(),
@@ -309,33 +396,495 @@ pub fn print_text(e: &FileEntry, verbose: bool, out: &mut dyn Write) {
     let _ = writeln!(
         out,
         "{name}: {what}, {} kernel{}",
-        e.kernels.len(),
-        plural(e.kernels.len())
+        r.kernels.len(),
+        plural(r.kernels.len())
     );
-    let mut kernels: Vec<Option<&str>> = Vec::new();
-    for v in &shown {
-        if !kernels.contains(&v.kernel.as_deref()) {
-            kernels.push(v.kernel.as_deref());
-        }
-    }
-    for k in kernels {
+    for (k, vs) in groups {
         let indent = if let Some(k) = k {
             let _ = writeln!(out, "  kernel {k}:");
             "    "
         } else {
             "  "
         };
-        for v in shown.iter().filter(|v| v.kernel.as_deref() == k) {
-            let at = v.offset.map_or(String::new(), |o| format!(" (at {o:#x})"));
-            let _ = writeln!(
+        for v in vs {
+            let _ = write!(
                 out,
-                "{indent}{:<7} {}: {}{at}",
+                "{indent}{:<7} {}: {}",
                 v.severity.to_string(),
                 v.rule.id,
                 v.message
             );
+            if let Some(o) = v.offset {
+                let _ = write!(out, " (at {o:#x})");
+            }
+            out.push(b'\n');
         }
     }
+    for o in omitted {
+        let _ = writeln!(out, "  {}", omitted_line(o));
+    }
+}
+
+/// Says that findings of a rule were counted but not kept:
+/// `… and 50 more info findings of RULE not shown`.
+pub fn omitted_line(o: &Omitted) -> String {
+    let what = match o.severity {
+        Severity::Info => "info finding",
+        Severity::Warning => "warning",
+        Severity::Error => "error",
+    };
+    let mut line = format!(
+        "\u{2026} and {} more {what}{} of {} not shown",
+        o.count,
+        plural(o.count),
+        o.rule.id
+    );
+    if o.severity != Severity::Info {
+        line += " (more findings than an object of this size may keep; all are counted)";
+    }
+    line
+}
+
+/// Objects handed out but not yet written, per worker: enough that no
+/// worker waits for work while one object is slow, few enough that the
+/// rendered reports waiting behind it stay small.
+pub const WINDOW_PER_WORKER: usize = 4;
+
+/// Rendered bytes that may wait behind a slower object before no more
+/// objects are handed out (with `--detail`, one large object renders to
+/// tens of megabytes).
+pub const MAX_WAITING_BYTES: usize = 16 << 20;
+
+/// What a job checks.
+enum Source {
+    /// One code object: a range of a mapped file.
+    Mapped(Arc<Bytes>, Range<usize>),
+    /// Every code object of a mapped file that holds compressed bundles,
+    /// unpacked by the worker one bundle at a time and checked in place
+    /// (so unpacking runs in parallel across files, and a decompressed
+    /// object of hundreds of megabytes is never copied).
+    Unpack(Arc<Bytes>),
+}
+
+struct Job {
+    seq: u64,
+    path: Arc<str>,
+    member: Option<String>,
+    src: Source,
+}
+
+/// Rendered entries, ready to be written in their turn.
+struct Done {
+    seq: u64,
+    out: Chunks,
+    counts: Summary,
+}
+
+/// Checks one code object and renders its entry into `out` (after a JSON
+/// separator if `out` already holds an entry); its counts.
+fn check_one(
+    path: &str,
+    member: Option<&str>,
+    data: &[u8],
+    opts: Options,
+    out: &mut Chunks,
+) -> Summary {
+    if opts.json && !out.is_empty() {
+        out.push(b',');
+    }
+    // The oracle never panics by contract; if a bug breaks that, the
+    // object is reported as not checked and the run goes on (a lost worker
+    // would stall the pipeline).
+    match std::panic::catch_unwind(|| check_object_with(data, opts.oracle_detail())) {
+        Ok(r) => {
+            let counts = Summary::of(&r);
+            render_object_owned(path, member, r, opts, out);
+            counts
+        }
+        Err(_) => failed_one(
+            path,
+            member,
+            "internal error: the checker panicked on this code object (please report it with the file)",
+            opts,
+            out,
+        ),
+    }
+}
+
+/// Renders the entry of something that could not be checked into `out`
+/// (after a JSON separator if needed); its counts.
+fn failed_one(
+    path: &str,
+    member: Option<&str>,
+    error: &str,
+    opts: Options,
+    out: &mut Chunks,
+) -> Summary {
+    if opts.json && !out.is_empty() {
+        out.push(b',');
+    }
+    render_failed(path, member, error, opts, out);
+    Summary {
+        unreadable: 1,
+        ..Summary::default()
+    }
+}
+
+/// Runs one job: check, render, and let the mapped pages go.
+fn work(job: Job, opts: Options) -> Done {
+    let mut out = Chunks::default();
+    let mut counts = Summary::default();
+    match &job.src {
+        Source::Mapped(b, r) => {
+            counts = check_one(
+                &job.path,
+                job.member.as_deref(),
+                &b[r.clone()],
+                opts,
+                &mut out,
+            );
+            // The last holder of the map unmaps it when the job is dropped:
+            // releasing the pages first would only add TLB flushes (a file
+            // of one code object is always in that case).
+            if Arc::strong_count(b) > 1 {
+                b.release(r.clone());
+            }
+        }
+        Source::Unpack(b) => {
+            container::scan(b).for_each(container::DEFAULT_UNPACK_LIMIT, &mut |v| {
+                let c = match v {
+                    container::Visit::Members(ms) => {
+                        let mut c = Summary::default();
+                        for m in ms {
+                            c.add(&check_one(
+                                &job.path,
+                                m.name.as_deref(),
+                                m.data,
+                                opts,
+                                &mut out,
+                            ));
+                        }
+                        c
+                    }
+                    container::Visit::Failed { at, error } => {
+                        failed_one(&job.path, Some(&at), &error, opts, &mut out)
+                    }
+                };
+                counts.add(&c);
+            });
+            if Arc::strong_count(b) > 1 {
+                b.release(0..b.len());
+            }
+        }
+    }
+    Done {
+        seq: job.seq,
+        out,
+        counts,
+    }
+}
+
+/// The writing end of the pipeline: hands out jobs, and writes finished
+/// entries in input order.
+struct Writer<'w> {
+    opts: Options,
+    jobs: Option<mpsc::Sender<Job>>,
+    done: mpsc::Receiver<Done>,
+    window: usize,
+    next_seq: u64,
+    next_out: u64,
+    pending: BTreeMap<u64, Done>,
+    /// Rendered bytes in `pending`.
+    pending_bytes: usize,
+    out: &'w mut dyn Write,
+    wrote_entry: bool,
+    summary: Summary,
+    write_error: Option<io::Error>,
+}
+
+impl Writer<'_> {
+    /// Hands a code object to the workers, first waiting (and writing)
+    /// while the window is full.
+    fn submit(&mut self, path: &Arc<str>, member: Option<String>, src: Source) {
+        while self.next_seq - self.next_out >= self.window as u64
+            || self.pending_bytes > MAX_WAITING_BYTES
+        {
+            self.wait_one();
+        }
+        let job = Job {
+            seq: self.next_seq,
+            path: Arc::clone(path),
+            member,
+            src,
+        };
+        self.next_seq += 1;
+        if let Some(tx) = &self.jobs {
+            // The workers outlive the writer's use of the channel.
+            let _ = tx.send(job);
+        }
+    }
+
+    /// Adds an entry rendered here (an input that could not be checked).
+    fn failed(&mut self, path: &str, member: Option<&str>, error: &str) {
+        let mut out = Chunks::default();
+        render_failed(path, member, error, self.opts, &mut out);
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        self.accept(Done {
+            seq,
+            out,
+            counts: Summary {
+                unreadable: 1,
+                ..Summary::default()
+            },
+        });
+    }
+
+    fn wait_one(&mut self) {
+        match self.done.recv() {
+            Ok(d) => self.accept(d),
+            // Unreachable while jobs are out: every job sends its entry.
+            Err(_) => self.next_out = self.next_seq,
+        }
+    }
+
+    /// Takes a finished entry and writes every entry now due.
+    fn accept(&mut self, d: Done) {
+        self.pending_bytes += d.out.len();
+        self.pending.insert(d.seq, d);
+        while let Some(d) = self.pending.remove(&self.next_out) {
+            self.pending_bytes -= d.out.len();
+            self.next_out += 1;
+            self.summary.add(&d.counts);
+            if self.write_error.is_some() || d.out.is_empty() {
+                continue;
+            }
+            let sep: &[u8] = if self.opts.json && self.wrote_entry {
+                b","
+            } else {
+                b""
+            };
+            self.wrote_entry = true;
+            if let Err(e) = self
+                .out
+                .write_all(sep)
+                .and_then(|()| d.out.write_to(self.out))
+            {
+                self.write_error = Some(e);
+            }
+        }
+    }
+
+    /// Waits for every job handed out, and closes the job queue.
+    fn drain(&mut self) {
+        while self.next_out < self.next_seq {
+            self.wait_one();
+        }
+        self.jobs = None;
+    }
+
+    /// Checks one file: maps it, finds its code objects and hands them
+    /// out; names it if it cannot be checked. A file found in a directory
+    /// that holds no code object (and whose name and first bytes do not say
+    /// it should) is counted as skipped.
+    fn file(&mut self, inp: &Input) {
+        let path: Arc<str> = inp.path.display().to_string().into();
+        self.summary.files += 1;
+        let bytes = match input::map_reason(&inp.path) {
+            Ok(b) => Arc::new(b),
+            Err(e) => return self.failed(&path, None, &e),
+        };
+        let scan = container::scan(&bytes);
+        if scan.not_a_code_object {
+            match not_a_code_object(&inp.path, &bytes, inp.explicit) {
+                Some(why) => self.failed(&path, None, &why),
+                None => self.summary.skipped += 1,
+            }
+            return;
+        }
+        if scan.compressed.is_empty() {
+            self.members(&bytes, &path, &scan.members);
+        } else {
+            // The worker scans the file again (finding bundles costs little
+            // next to unpacking them) and reports what `Scan::for_each`
+            // meets, in file order; the scan's own errors follow.
+            self.submit(&path, None, Source::Unpack(Arc::clone(&bytes)));
+        }
+        for e in &scan.errors {
+            self.failed(&path, None, e);
+        }
+    }
+
+    /// Hands out the code objects of one mapped file, each as a range of
+    /// the map (a scan of a file without compressed bundles gives slices
+    /// of the bytes it was given; should one not be, the whole file goes
+    /// to a worker as one job rather than be copied).
+    fn members(&mut self, file: &Arc<Bytes>, path: &Arc<str>, members: &[container::Member]) {
+        let base = file.as_ptr() as usize;
+        let ranges: Option<Vec<Range<usize>>> = members
+            .iter()
+            .map(|m| {
+                let start = (m.data.as_ptr() as usize).wrapping_sub(base);
+                (start <= file.len() && m.data.len() <= file.len() - start)
+                    .then(|| start..start + m.data.len())
+            })
+            .collect();
+        let Some(ranges) = ranges else {
+            return self.submit(path, None, Source::Unpack(Arc::clone(file)));
+        };
+        for (m, r) in members.iter().zip(ranges) {
+            self.submit(path, m.name.clone(), Source::Mapped(Arc::clone(file), r));
+        }
+    }
+}
+
+/// Why a file that the scan says holds no code object cannot be checked,
+/// or `None` if it is simply not a code object (skipped). A file named on
+/// the command line must hold one; a file found in a directory is named
+/// when its name or first bytes say it should be one.
+fn not_a_code_object(path: &Path, bytes: &[u8], explicit: bool) -> Option<String> {
+    const ELF_MAGIC: &[u8] = b"\x7fELF";
+    // An ELF64 header is 64 bytes; shorter, even e_machine may be missing.
+    const ELF64_HEADER: usize = 64;
+    if bytes.is_empty() {
+        return (explicit || input::named_like_code_object(path, false))
+            .then(|| "empty file".to_owned());
+    }
+    if bytes.starts_with(ELF_MAGIC) && bytes.len() < ELF64_HEADER {
+        return Some(format!(
+            "truncated ELF file: {} bytes, shorter than an ELF64 header ({ELF64_HEADER} bytes)",
+            bytes.len()
+        ));
+    }
+    let elf = bytes.starts_with(ELF_MAGIC);
+    if explicit {
+        return Some(
+            "not a code object: neither an AMDGPU ELF file, an offload bundle (compressed or not), nor an ELF file with a .hip_fatbin section or an embedded AMDGPU ELF image".to_owned(),
+        );
+    }
+    if !elf && input::named_like_code_object(path, false) {
+        return Some(format!(
+            "named like a code object, but its {} bytes are neither an ELF file nor an offload bundle",
+            bytes.len()
+        ));
+    }
+    if elf && input::named_like_code_object(path, true) {
+        return Some(
+            "named like a code object, but it is an ELF file for another machine, without a .hip_fatbin section".to_owned(),
+        );
+    }
+    None
+}
+
+/// The `check` command. Returns the exit status.
+pub fn run_check(paths: &[PathBuf], opts: Options) -> u8 {
+    let inputs = input::expand(paths);
+    let stdout = io::stdout();
+    let mut out = io::BufWriter::with_capacity(1 << 16, stdout.lock());
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let (job_tx, job_rx) = mpsc::channel::<Job>();
+    let (done_tx, done_rx) = mpsc::channel::<Done>();
+    let job_rx = Mutex::new(job_rx);
+    if opts.json {
+        let _ = out.write_all(b"{\"files\":[");
+    }
+    let (summary, write_error) = std::thread::scope(|s| {
+        for _ in 0..workers {
+            let done_tx = done_tx.clone();
+            let job_rx = &job_rx;
+            s.spawn(move || loop {
+                let job = match job_rx.lock() {
+                    Ok(rx) => rx.recv(),
+                    Err(_) => break,
+                };
+                let Ok(job) = job else { break };
+                if done_tx.send(work(job, opts)).is_err() {
+                    break;
+                }
+            });
+        }
+        drop(done_tx);
+        let mut w = Writer {
+            opts,
+            jobs: Some(job_tx),
+            done: done_rx,
+            window: WINDOW_PER_WORKER * workers,
+            next_seq: 0,
+            next_out: 0,
+            pending: BTreeMap::new(),
+            pending_bytes: 0,
+            out: &mut out,
+            wrote_entry: false,
+            summary: Summary {
+                skipped: inputs.skipped,
+                files: inputs.skipped,
+                duplicates: inputs.duplicates,
+                ..Summary::default()
+            },
+            write_error: None,
+        };
+        for p in &inputs.problems {
+            w.summary.files += 1;
+            w.failed(&p.path.display().to_string(), None, &p.reason);
+        }
+        for inp in &inputs.files {
+            if w.write_error.is_some() {
+                break;
+            }
+            w.file(inp);
+        }
+        w.drain();
+        (w.summary, w.write_error)
+    });
+    if let Some(e) = write_error {
+        eprintln!("hsaco-conform check: cannot write the report: {e}");
+        return 2;
+    }
+    let written = if opts.json {
+        out.write_all(b"],\"summary\":")
+            .and_then(|()| serde_json::to_writer(&mut out, &summary).map_err(io::Error::from))
+            .and_then(|()| out.write_all(b"}\n"))
+    } else {
+        writeln!(out, "{}", summary_line(&summary))
+    };
+    if let Err(e) = written.and_then(|()| out.flush()) {
+        eprintln!("hsaco-conform check: cannot write the report: {e}");
+        return 2;
+    }
+    summary.exit_status()
+}
+
+/// The text report's last line.
+fn summary_line(s: &Summary) -> String {
+    let mut line = format!(
+        "checked {} code object{} ({} kernel{}) in {} file{}: {} error{}, {} warning{}, {} info{}",
+        s.code_objects,
+        plural(s.code_objects),
+        s.kernels,
+        plural(s.kernels),
+        s.files,
+        plural(s.files),
+        s.errors,
+        plural(s.errors),
+        s.warnings,
+        plural(s.warnings),
+        s.infos,
+        plural(s.infos),
+    );
+    if s.unreadable > 0 {
+        line += &format!(", {} could not be checked", s.unreadable);
+    }
+    if s.skipped > 0 {
+        line += &format!(", {} skipped (no code object)", s.skipped);
+    }
+    if s.duplicates > 0 {
+        line += &format!(
+            ", {} duplicate path{} skipped (same file)",
+            s.duplicates,
+            plural(s.duplicates)
+        );
+    }
+    line
 }
 
 /// The `rules` command.

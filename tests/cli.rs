@@ -125,13 +125,46 @@ fn host_binary_and_bundle_members_are_checked_and_named() {
     assert_eq!(v["files"][1]["target"], "gfx90a:xnack+");
 }
 
+/// The reports of one small real object (a gfx1100 bundle entry with two
+/// kernels and info findings): text with `-v`, default JSON, and JSON with
+/// per-kernel detail. The default document is the detailed one without
+/// the per-kernel detail.
 #[test]
-fn json_report_of_a_bundle() {
+fn text_json_and_detail_reports_of_a_bundle() {
     let Some(dir) = hip_objects() else { return };
+    let o = run(dir.path(), &["check", "-v", "device.bundle"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    insta::assert_snapshot!("check_text_verbose_gfx1100_bundle", stdout(&o));
+
     let o = run(dir.path(), &["check", "--format", "json", "device.bundle"]);
     assert_eq!(o.status.code(), Some(0));
-    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
-    insta::assert_json_snapshot!("check_json_gfx1100_bundle", v);
+    let brief: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    insta::assert_json_snapshot!("check_json_gfx1100_bundle", brief);
+
+    let o = run(
+        dir.path(),
+        &["check", "--format", "json", "--detail", "device.bundle"],
+    );
+    assert_eq!(o.status.code(), Some(0));
+    let detail: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    insta::assert_json_snapshot!("check_json_detail_gfx1100_bundle", detail);
+
+    // Detail belongs to JSON.
+    let o = run(dir.path(), &["check", "--detail", "device.bundle"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("--detail is for --format json"),
+        "{}",
+        stderr(&o)
+    );
+
+    let mut stripped = detail.clone();
+    for k in stripped["files"][0]["kernels"].as_array_mut().unwrap() {
+        let k = k.as_object_mut().unwrap();
+        assert!(k.contains_key("fields") && k.contains_key("initial_state"));
+        k.retain(|key, _| key == "name" || key == "descriptor_offset");
+    }
+    assert_eq!(stripped, brief);
 }
 
 #[test]
@@ -240,7 +273,7 @@ fn unreadable_inputs_exit_two_with_the_reason() {
     assert_eq!(o.status.code(), Some(2));
     let out = stdout(&o);
     assert!(
-        out.contains("missing.hsaco: No such file or directory"),
+        out.contains("missing.hsaco: could not check: No such file or directory"),
         "{out}"
     );
     assert!(
@@ -248,7 +281,7 @@ fn unreadable_inputs_exit_two_with_the_reason() {
         "{out}"
     );
     assert!(
-        out.contains("empty.o: could not check: not a code object"),
+        out.contains("empty.o: could not check: empty file"),
         "{out}"
     );
 
@@ -313,5 +346,285 @@ fn uri_command_prints_canonical_form_and_rejects_bad_input() {
         stderr(&o).contains("invalid code object URI"),
         "{}",
         stderr(&o)
+    );
+}
+
+/// Runs hsaco-conform and kills it (failing the test) if it has not
+/// finished in `secs` seconds: for inputs that could make it hang.
+fn run_with_timeout(dir: &Path, args: &[&str], secs: u64) -> Output {
+    use std::time::{Duration, Instant};
+    let mut child = bin()
+        .args(args)
+        .current_dir(dir)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run hsaco-conform");
+    let deadline = Instant::now() + Duration::from_secs(secs);
+    while child.try_wait().unwrap().is_none() {
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("hsaco-conform {args:?} did not finish in {secs} s");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+fn mkfifo(p: &Path) {
+    let o = Command::new("mkfifo").arg(p).output().expect("mkfifo");
+    assert!(o.status.success(), "mkfifo {}", p.display());
+}
+
+#[test]
+fn fifos_are_refused_without_being_opened() {
+    let dir = tempfile::tempdir().unwrap();
+    mkfifo(&dir.path().join("pipe.hsaco"));
+    for args in [
+        &["check", "pipe.hsaco"][..],
+        &["check", "--format", "json", "pipe.hsaco"],
+        &["explain", "pipe.hsaco"],
+        &["bench", "--no-readobj", "pipe.hsaco"],
+    ] {
+        let o = run_with_timeout(dir.path(), args, 20);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        let all = stdout(&o) + &stderr(&o);
+        assert!(
+            all.contains("pipe.hsaco") && all.contains("a FIFO, not a regular file"),
+            "{args:?}: {all}"
+        );
+    }
+    // Found in a directory, a FIFO with a code object's name is named; one
+    // without is skipped; neither is opened.
+    mkfifo(&dir.path().join("other-pipe"));
+    let o = run_with_timeout(dir.path(), &["check", "."], 20);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        stdout(&o),
+        "./pipe.hsaco: could not check: a FIFO, not a regular file\n\
+         checked 0 code objects (0 kernels) in 2 files: 0 errors, 0 warnings, 0 infos, \
+         1 could not be checked, 1 skipped (no code object)\n"
+    );
+}
+
+#[test]
+fn each_file_is_checked_once_whatever_the_paths_to_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(good) = fixture_copy(dir.path(), "libk.so.1.0", |_| {}) else {
+        return;
+    };
+    std::os::unix::fs::symlink("libk.so.1.0", dir.path().join("libk.so.1")).unwrap();
+    std::fs::hard_link(&good, dir.path().join("copy.hsaco")).unwrap();
+    let o = run(dir.path(), &["check", ".", "libk.so.1"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    assert_eq!(
+        stdout(&o),
+        "checked 1 code object (10 kernels) in 1 file: 0 errors, 0 warnings, 0 infos, \
+         3 duplicate paths skipped (same file)\n"
+    );
+    // The path the user named is the one reported.
+    let o = run(dir.path(), &["check", "--format", "json", ".", "libk.so.1"]);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["files"].as_array().unwrap().len(), 1);
+    assert_eq!(v["files"][0]["path"], "libk.so.1");
+    assert_eq!(v["summary"]["duplicates"], 3);
+}
+
+/// In a directory, an empty or truncated file whose name or first bytes
+/// say it is a code object is named with the reason (exit 2 when nothing
+/// else is wrong, 1 when an error is found too); files that are simply
+/// something else stay skipped.
+#[test]
+fn broken_code_objects_in_directories_are_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let Some(good) = fixture_copy(d, "good.hsaco", |_| {}) else {
+        return;
+    };
+    let bytes = std::fs::read(&good).unwrap();
+    std::fs::write(d.join("empty.co"), b"").unwrap();
+    std::fs::write(d.join("garbage.o"), b"not an object at all").unwrap();
+    // ELF magic, too short to say which machine.
+    std::fs::write(d.join("short.bin"), &bytes[..16]).unwrap();
+    std::fs::write(d.join("TensileLibrary.dat"), b"\x82\xa1a\x01").unwrap();
+    std::fs::write(d.join("empty.dat"), b"").unwrap();
+    let o = run(d, &["check", "."]);
+    assert_eq!(o.status.code(), Some(2), "{}", stdout(&o));
+    assert_eq!(
+        stdout(&o),
+        "./empty.co: could not check: empty file\n\
+         ./garbage.o: could not check: named like a code object, but its 20 bytes are neither an ELF file nor an offload bundle\n\
+         ./short.bin: could not check: truncated ELF file: 16 bytes, shorter than an ELF64 header (64 bytes)\n\
+         checked 1 code object (10 kernels) in 6 files: 0 errors, 0 warnings, 0 infos, \
+         3 could not be checked, 2 skipped (no code object)\n"
+    );
+
+    let o = run(d, &["check", "--format", "json", "."]);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let errors: Vec<(&str, &str)> = v["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|f| Some((f["path"].as_str()?, f["error"].as_str()?)))
+        .collect();
+    assert_eq!(errors.len(), 3, "{errors:?}");
+    assert_eq!(errors[0], ("./empty.co", "empty file"));
+    assert_eq!(v["summary"]["unreadable"], 3);
+    assert_eq!(v["summary"]["skipped"], 2);
+
+    // An error anywhere makes the status 1, even with unreadable inputs.
+    fixture_copy(d, "bad.hsaco", |o| {
+        let k = o.kernels()[0].clone();
+        let kd = o.kd(&k);
+        o.set_u8(kd + 12, 1);
+    });
+    let o = run(d, &["check", "."]);
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    assert!(
+        stdout(&o).ends_with(
+            "1 error, 0 warnings, 0 infos, 3 could not be checked, 2 skipped (no code object)\n"
+        ),
+        "{}",
+        stdout(&o)
+    );
+}
+
+/// Writes `count` small OpenCL kernels that each use enough SGPRs for
+/// clang-19 to write a non-zero GRANULATED_WAVEFRONT_SGPR_COUNT on gfx1030
+/// (an info finding each), compiles and links them.
+fn many_kernels(dir: &Path, count: usize) -> Option<PathBuf> {
+    let clang = support::require_tool("clang-19")?;
+    let lld = support::require_tool("ld.lld-19")?;
+    let mut src = String::new();
+    for i in 0..count {
+        src += &format!(
+            "kernel void k{i:04}(global int *a, global int *b, global int *c, global int *d, int n) {{\n\
+             int g = __builtin_amdgcn_workitem_id_x() + __builtin_amdgcn_workgroup_id_x() * 64;\n\
+             a[g] = b[g] * n + c[g] - d[g + {i}];\n}}\n"
+        );
+    }
+    std::fs::write(dir.join("many.cl"), src).unwrap();
+    let o = Command::new(clang)
+        .args([
+            "-x",
+            "cl",
+            "-cl-std=CL2.0",
+            "-target",
+            "amdgcn-amd-amdhsa",
+            "-nogpulib",
+            "-O2",
+            "-mcpu=gfx1030",
+            "-mcode-object-version=5",
+            "-c",
+            "many.cl",
+            "-o",
+            "many.o",
+        ])
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = Command::new(lld)
+        .args(["-shared", "many.o", "-o", "many.hsaco"])
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    Some(dir.join("many.hsaco"))
+}
+
+/// More info findings than the per-rule cap, and one reserved descriptor
+/// bit in the last kernel: the error is reported and the status is 1; the
+/// infos past the cap are counted, said, and in the summary.
+#[test]
+fn an_error_after_more_infos_than_the_cap_is_reported() {
+    let cap = hsaco_oracle::rules::MAX_INFOS_PER_RULE;
+    let count = cap + 50;
+    let dir = tempfile::tempdir().unwrap();
+    let Some(path) = many_kernels(dir.path(), count) else {
+        return;
+    };
+    let mut obj = Obj::new(std::fs::read(&path).unwrap());
+    let kernels = obj.kernels();
+    assert_eq!(kernels.len(), count);
+    let last = kernels.last().unwrap().clone();
+    let kd = obj.kd(&last);
+    obj.set_u8(kd + 12, 0x01); // reserved byte 12 of the descriptor
+    std::fs::write(&path, &obj.bytes).unwrap();
+
+    let o = run(dir.path(), &["check", "many.hsaco"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    let text = stdout(&o);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 4, "{text}");
+    assert_eq!(
+        lines[0],
+        format!("many.hsaco: gfx1030, code object V5, {count} kernels")
+    );
+    assert_eq!(lines[1], format!("  kernel {last}:"));
+    assert!(
+        lines[2].starts_with("    error   kd.reserved_bytes: ")
+            && lines[2].ends_with(&format!(" (at {:#x})", kd + 12)),
+        "{text}"
+    );
+    assert_eq!(
+        lines[3],
+        format!(
+            "checked 1 code object ({count} kernels) in 1 file: 1 error, 0 warnings, {count} infos"
+        )
+    );
+    let o = run(dir.path(), &["check", "-v", "many.hsaco"]);
+    assert_eq!(o.status.code(), Some(1));
+    let text = stdout(&o);
+    let infos = text
+        .matches("info    kd.rsrc1.granulated_sgpr_count")
+        .count();
+    assert_eq!(infos, cap, "{text}");
+    assert!(
+        text.contains(&format!(
+            "  \u{2026} and {} more info findings of kd.rsrc1.granulated_sgpr_count not shown\n",
+            count - cap
+        )),
+        "{text}"
+    );
+    assert!(text.contains("error   kd.reserved_bytes"), "{text}");
+
+    let o = run(dir.path(), &["check", "--format", "json", "many.hsaco"]);
+    assert_eq!(o.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let f = &v["files"][0];
+    assert_eq!(
+        f["omitted"],
+        serde_json::json!([{"rule": "kd.rsrc1.granulated_sgpr_count", "severity": "info", "count": count - cap}])
+    );
+    let errors: Vec<&serde_json::Value> = f["violations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|v| v["severity"] == "error")
+        .collect();
+    assert_eq!(errors.len(), 1);
+    assert_eq!(errors[0]["rule"], "kd.reserved_bytes");
+    assert_eq!(errors[0]["kernel"], last.as_str());
+    assert_eq!(v["summary"]["infos"], count);
+    assert_eq!(v["summary"]["errors"], 1);
+    assert_eq!(v["summary"]["clean"], 0);
+
+    // explain lists the same findings and says what it leaves out.
+    let o = run(dir.path(), &["explain", "many.hsaco"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(
+        text.contains(&format!(
+            "  \u{2026} and {} more info findings of kd.rsrc1.granulated_sgpr_count not shown\n",
+            count - cap
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("  error   kd.reserved_bytes [{last}]: ")),
+        "{text}"
     );
 }

@@ -13,7 +13,7 @@ use crate::elf::Elf;
 use crate::kernel_code::{self, offsets, KernelCode, KERNEL_CODE_SIZE};
 use crate::metadata::FastHash;
 use crate::metadata_v2::{self, CodePropsV2, KernelV2, MetadataV2};
-use crate::rules::{Sink, Violation};
+use crate::rules::{Omitted, Sink, Violation};
 use crate::targets::{CodeObjectVersion, FeatureSetting, TargetId};
 use crate::{kd, metadata, notes, sgpr, symbols};
 use serde::Serialize;
@@ -63,8 +63,11 @@ pub struct ObjectReport {
     pub elf_type: Option<String>,
     /// One entry per kernel descriptor symbol.
     pub kernels: Vec<KernelReport>,
-    /// Every violation found, in check order.
+    /// Every violation found, in check order (info findings up to
+    /// [`MAX_INFOS_PER_RULE`](crate::rules::MAX_INFOS_PER_RULE) per rule).
     pub violations: Vec<Violation>,
+    /// Info findings counted but not kept in `violations`, per rule.
+    pub omitted: Vec<Omitted>,
     /// The decoded metadata, if the object had a readable metadata note.
     #[serde(skip)]
     pub metadata: Option<metadata::Metadata>,
@@ -188,13 +191,14 @@ pub fn check_object(data: &[u8]) -> ObjectReport {
 /// Checks one code object, building as much of the typed view as `detail`
 /// asks for.
 pub fn check_object_with(data: &[u8], detail: Detail) -> ObjectReport {
-    let mut sink = Sink::new();
+    let mut sink = Sink::for_input(data.len());
     let mut report = ObjectReport {
         target: None,
         code_object_version: None,
         elf_type: None,
         kernels: Vec::new(),
         violations: Vec::new(),
+        omitted: Vec::new(),
         metadata: None,
         metadata_v2: None,
         v2_notes: None,
@@ -213,7 +217,7 @@ pub fn check_object_with(data: &[u8], detail: Detail) -> ObjectReport {
     } else if let Some(elf) = Elf::parse(data, &mut sink) {
         check_parsed(&elf, detail, &mut sink, &mut report);
     }
-    report.violations = sink.violations;
+    (report.violations, report.omitted) = sink.into_parts();
     report
 }
 

@@ -684,14 +684,12 @@ impl KernelDescriptor {
         let gen = target.generation;
         let r1 = self.compute_pgm_rsrc1;
         if gen >= Generation::Gfx10 && self.granulated_wavefront_sgpr_count() != 0 {
-            sink.report_at(
-                &RSRC1_GRANULATED_SGPR_COUNT,
-                at,
+            sink.report_lazy(&RSRC1_GRANULATED_SGPR_COUNT, Some(at), || {
                 format!(
                     "GRANULATED_WAVEFRONT_SGPR_COUNT is {} on {target}, where it is reserved (must be 0)",
                     self.granulated_wavefront_sgpr_count()
-                ),
-            );
+                )
+            });
         }
         if self.priority() != 0 {
             sink.report_at(

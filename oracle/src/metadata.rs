@@ -1218,14 +1218,22 @@ impl<'a> Checker<'_, 'a> {
     }
 
     fn report(&mut self, rule: &'static Rule, node: Option<Node>, msg: String) {
+        self.report_lazy(rule, node, || msg);
+    }
+
+    /// [`Checker::report`] with a message made only if the sink keeps the
+    /// finding (for info rules that fire on every argument).
+    fn report_lazy(
+        &mut self,
+        rule: &'static Rule,
+        node: Option<Node>,
+        msg: impl FnOnce() -> String,
+    ) {
         let at = node
             .and_then(|n| self.doc.offset(n))
             .and_then(|o| u64::try_from(o).ok())
             .and_then(|o| self.base.checked_add(o));
-        match at {
-            Some(o) => self.sink.report_at(rule, o, msg),
-            None => self.sink.report(rule, msg),
-        }
+        self.sink.report_lazy(rule, at, msg);
     }
 
     /// Walks one map: duplicate keys, key classification, value kinds,
@@ -1951,11 +1959,9 @@ impl<'a> Checker<'_, 'a> {
             };
             let kind = a.kind();
             if a.has(kdef!(arg ".value_type")) {
-                self.report(
-                    &ARG_VALUE_TYPE,
-                    af.get(kdef!(arg ".value_type")),
-                    format!("{what}: deprecated .value_type"),
-                );
+                self.report_lazy(&ARG_VALUE_TYPE, af.get(kdef!(arg ".value_type")), || {
+                    format!("{what}: deprecated .value_type")
+                });
             }
             if let Some(kind) = kind {
                 self.arg_kind_rules(a, kind, &what);

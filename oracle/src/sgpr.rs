@@ -281,10 +281,14 @@ pub fn check(kd: &KernelDescriptor, target: &Target, offset: u64, sink: &mut Sin
             format!("USER_SGPR_COUNT is {declared}, but the enabled user SGPRs and preload need {implied}"),
         );
     } else if declared > implied {
-        sink.report_at(
+        sink.report_lazy(
             &USER_SGPR_COUNT_EXTRA,
-            at(offsets::COMPUTE_PGM_RSRC2),
-            format!("USER_SGPR_COUNT is {declared}; the enables and preload account for {implied}"),
+            Some(at(offsets::COMPUTE_PGM_RSRC2)),
+            || {
+                format!(
+                    "USER_SGPR_COUNT is {declared}; the enables and preload account for {implied}"
+                )
+            },
         );
     }
     let most = declared.max(implied);
@@ -534,9 +538,7 @@ pub mod v2 {
                 ),
             );
         } else if declared > initialized {
-            sink.report_at(
-                &USER_SGPR_COUNT_EXTRA,
-                rsrc2,
+            sink.report_lazy(&USER_SGPR_COUNT_EXTRA, Some(rsrc2), || {
                 format!(
                     "USER_SGPR_COUNT is {declared}; the enables account for {initialized}{}",
                     if implied > max {
@@ -544,8 +546,8 @@ pub mod v2 {
                     } else {
                         String::new()
                     }
-                ),
-            );
+                )
+            });
         }
         if declared > max {
             sink.report_at(

@@ -161,9 +161,14 @@ pub fn read<'a>(elf: &Elf<'a>, sink: &mut Sink) -> Symbols<'a> {
     };
     let mut symbols = Vec::with_capacity(data.len() / SYM_SIZE as usize);
     let mut bad_names = 0usize;
+    // A string table that is UTF-8 as a whole (as every one LLVM writes
+    // is) is validated once, not name by name: Tensile objects hold tens of
+    // thousands of local label symbols, and per-name validation was a tenth
+    // of `check`'s time on them.
+    let names = Names::new(strtab);
     for (i, e) in data.chunks_exact(SYM_SIZE as usize).enumerate() {
         let name_off = elf::le_u32(e, 0).unwrap_or(0) as usize;
-        let name = cstr(strtab, name_off).unwrap_or_else(|| {
+        let name = names.get(name_off).unwrap_or_else(|| {
             bad_names += 1;
             ""
         });
@@ -201,6 +206,58 @@ fn cstr(table: &[u8], off: usize) -> Option<&str> {
         .ok()
 }
 
+/// A string table's names: the table as one `str` when it is valid UTF-8
+/// (a name is then a slice between a character boundary and the next NUL,
+/// with nothing left to validate), else name by name with [`cstr`].
+struct Names<'a> {
+    bytes: &'a [u8],
+    text: Option<&'a str>,
+}
+
+impl<'a> Names<'a> {
+    fn new(bytes: &'a [u8]) -> Self {
+        Names {
+            bytes,
+            text: std::str::from_utf8(bytes).ok(),
+        }
+    }
+
+    /// The name at `off`, as [`cstr`] would give it.
+    fn get(&self, off: usize) -> Option<&'a str> {
+        let Some(text) = self.text else {
+            return cstr(self.bytes, off);
+        };
+        let len = nul_at(self.bytes.get(off..)?)?;
+        // `get` checks that `off` starts a character; the NUL ends one.
+        text.get(off..off + len)
+    }
+}
+
+/// Index of the first NUL byte in `b`. Eight bytes at a time: most symbol
+/// names are short local labels, for which the standard library's search
+/// spends more on setting up than on searching.
+fn nul_at(b: &[u8]) -> Option<usize> {
+    const LOW: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let mut words = b.chunks_exact(8);
+    let mut at = 0;
+    for w in words.by_ref() {
+        let v = u64::from_le_bytes(w.try_into().expect("chunks of 8"));
+        // The lowest set high bit marks the first zero byte (bits above it
+        // may be false positives; below it there are none).
+        let zero = v.wrapping_sub(LOW) & !v & HIGH;
+        if zero != 0 {
+            return Some(at + zero.trailing_zeros() as usize / 8);
+        }
+        at += 8;
+    }
+    words
+        .remainder()
+        .iter()
+        .position(|&c| c == 0)
+        .map(|i| at + i)
+}
+
 /// A kernel as the symbol table shows it.
 #[derive(Debug, Clone)]
 pub struct KernelSymbols<'a> {
@@ -225,14 +282,34 @@ fn section_of<'e>(elf: &'e Elf, sym: &Symbol<'_>) -> Option<&'e Section> {
 /// Finds kernels (every `NAME.kd` symbol) and checks descriptor placement.
 pub fn kernels<'a>(elf: &Elf<'_>, syms: &Symbols<'a>, sink: &mut Sink) -> Vec<KernelSymbols<'a>> {
     let mut out: Vec<KernelSymbols<'a>> = Vec::new();
-    // Objects hold hundreds of kernels and symbols: look names up in maps
-    // built once rather than searching the lists for every kernel. `entries`
-    // keeps the first non-section symbol of each name, as a linear search
-    // in table order would find.
-    let mut entries: HashMap<&str, &Symbol<'a>, FastHash> =
-        HashMap::with_capacity_and_hasher(syms.symbols.len(), FastHash);
-    for e in syms.symbols.iter().filter(|e| e.sym_type != STT_SECTION) {
-        entries.entry(e.name).or_insert(e);
+    // Objects hold hundreds of kernels among tens of thousands of symbols:
+    // look entry symbols up in a map built once, keyed by the kernel names
+    // only. `entries` keeps the first non-section symbol of each kernel
+    // name, as a linear search in table order would find. Symbols whose
+    // name length is no kernel name's (local labels, mostly) are passed
+    // over without hashing their names.
+    let mut entries: HashMap<&str, Option<&Symbol<'a>>, FastHash> = HashMap::default();
+    // Kernel name lengths modulo 256, as a bit set.
+    let mut lengths = [0u64; 4];
+    let length_bit = |len: usize| (len / 64 % 4, 1u64 << (len % 64));
+    for s in &syms.symbols {
+        if let Some(name) = s.name.strip_suffix(".kd") {
+            if !name.is_empty() && s.sym_type != STT_SECTION {
+                entries.insert(name, None);
+                let (w, bit) = length_bit(name.len());
+                lengths[w] |= bit;
+            }
+        }
+    }
+    if !entries.is_empty() {
+        for e in syms.symbols.iter().filter(|e| e.sym_type != STT_SECTION) {
+            let (w, bit) = length_bit(e.name.len());
+            if lengths[w] & bit != 0 {
+                if let Some(slot @ None) = entries.get_mut(e.name) {
+                    *slot = Some(e);
+                }
+            }
+        }
     }
     let mut seen: HashSet<&str, FastHash> = HashSet::default();
     for s in &syms.symbols {
@@ -304,7 +381,7 @@ pub fn kernels<'a>(elf: &Elf<'_>, syms: &Symbols<'a>, sink: &mut Sink) -> Vec<Ke
                 format!("{} is not defined in a section (st_shndx {:#x})", s.name, s.shndx),
             ),
         }
-        let entry = entries.get(name).map(|&&e| e);
+        let entry = entries.get(name).copied().flatten().copied();
         match &entry {
             None => sink.report(
                 &KERNEL_MISSING,
@@ -620,6 +697,30 @@ pub fn check_entry_v2(elf: &Elf, k: &V2KernelSymbol<'_>, entry_offset: i64, sink
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn nul_search_agrees_with_the_standard_library() {
+        let mut b = vec![b'x'; 40];
+        assert_eq!(nul_at(&b), None);
+        for end in 0..b.len() {
+            for at in 0..end {
+                b.fill(b'x');
+                b[at] = 0;
+                // A later NUL and bytes that look like zeros to a careless
+                // word test (0x80, 0x01 after a 0x00) must not matter.
+                if at + 1 < end {
+                    b[at + 1] = 0x01;
+                }
+                if at > 0 {
+                    b[at - 1] = 0x80;
+                }
+                let want = std::ffi::CStr::from_bytes_until_nul(&b[..end])
+                    .ok()
+                    .map(|c| c.count_bytes());
+                assert_eq!(nul_at(&b[..end]), want, "{at} {end}");
+            }
+        }
+    }
 
     #[test]
     fn cstr_agrees_with_elf_cstr() {

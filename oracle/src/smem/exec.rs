@@ -71,7 +71,11 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::table::Ext;
 use super::{encode, Class, Instruction, Offset, OpInfo, SmemGen};
-use crate::rules::{Rule, Sink, MAX_VIOLATIONS};
+use crate::rules::{Rule, Sink};
+
+/// Stream violations and uninitialised reads a [`Machine`] records (a
+/// stream breaking constraints at every step says no more after this).
+pub const MAX_VIOLATIONS: usize = 1000;
 
 crate::declare_rules! {
     LGKM_READ_BEFORE_WAIT = (Error, "smem.lgkm.read_before_wait",
