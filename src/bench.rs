@@ -20,13 +20,14 @@ use std::time::{Duration, Instant};
 /// Wall time, CPU time and peak resident set of one measured run of child
 /// processes.
 #[derive(Clone, Copy)]
-struct Run {
-    wall: Duration,
+pub(crate) struct Run {
+    /// Wall time from the first start to the last exit.
+    pub wall: Duration,
     /// User and system time of the processes together (less sensitive than
     /// wall time to other load on the machine).
-    cpu: Duration,
+    pub cpu: Duration,
     /// Largest peak resident set of the processes, in bytes.
-    max_rss: u64,
+    pub max_rss: u64,
 }
 
 /// Waits for `pid` and returns its exit status, its user + system time and
@@ -97,6 +98,24 @@ fn run_all(cmds: &mut [Command]) -> Result<(Run, Vec<i32>), String> {
             max_rss,
         },
         codes,
+    ))
+}
+
+/// Runs one command (its standard streams as the caller set them) and
+/// returns the run and its exit status.
+pub(crate) fn run_one(cmd: &mut Command) -> Result<(Run, i32), String> {
+    let t = Instant::now();
+    let child = cmd
+        .spawn()
+        .map_err(|e| format!("cannot run {:?}: {e}", cmd.get_program()))?;
+    let (code, cpu, max_rss) = wait_rusage(child.id())?;
+    Ok((
+        Run {
+            wall: t.elapsed(),
+            cpu,
+            max_rss,
+        },
+        code,
     ))
 }
 
@@ -247,12 +266,12 @@ fn bench(paths: &[PathBuf], readobj: Option<&str>, repeat: u32) -> Result<(), St
 /// `llvm-readobj --notes` over the same code objects, extracted to files
 /// first (not timed), in two processes of half the objects each, started
 /// together. Returns the row label and the best run.
-fn readobj_run(
+pub(crate) fn readobj_run(
     tool: &str,
     files: &[(PathBuf, Bytes)],
     repeat: u32,
 ) -> Result<(String, Run), String> {
-    let dir = tempfile_dir()?;
+    let dir = tempfile_dir("readobj")?;
     let result = (|| {
         let mut names = Vec::new();
         let mut buf = vec![0u8; 1 << 20];
@@ -336,8 +355,10 @@ fn each_member(bytes: &[u8], f: &mut dyn FnMut(&container::Member)) {
     });
 }
 
-fn tempfile_dir() -> Result<PathBuf, String> {
-    let dir = std::env::temp_dir().join(format!("hsaco-conform-bench-{}", std::process::id()));
+/// A fresh scratch directory of this process, named by `what`.
+pub(crate) fn tempfile_dir(what: &str) -> Result<PathBuf, String> {
+    let dir =
+        std::env::temp_dir().join(format!("hsaco-conform-bench-{}-{what}", std::process::id()));
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     Ok(dir)
 }

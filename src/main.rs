@@ -9,6 +9,7 @@ mod explain;
 mod gen_cmd;
 mod input;
 mod peers_cmd;
+mod realworld;
 mod report;
 mod smem_cmd;
 
@@ -121,7 +122,16 @@ enum Command {
         /// Times to repeat the oracle pass (the best run is reported).
         #[arg(long, default_value_t = 3)]
         repeat: u32,
-        /// Files to measure (same kinds as `check`).
+        /// Each PATH is one unpacked package (a directory): print one row
+        /// per package, as a Markdown table, with its objects, kernels,
+        /// targets, code object versions, findings by severity and rule,
+        /// inputs not checked, and the time of `check --format json`
+        /// against llvm-readobj. `scripts/realworld` runs this over ROCm's
+        /// Debian packages.
+        #[arg(long)]
+        packages: bool,
+        /// Files to measure (same kinds as `check`), or with --packages one
+        /// directory per package.
         #[arg(required = true)]
         paths: Vec<PathBuf>,
     },
@@ -226,12 +236,16 @@ fn main() -> ExitCode {
             readobj,
             no_readobj,
             repeat,
+            packages,
             paths,
-        } => bench::run(
-            &paths,
-            (!no_readobj).then_some(readobj.as_str()),
-            repeat.max(1),
-        ),
+        } => {
+            let readobj = (!no_readobj).then_some(readobj.as_str());
+            if packages {
+                realworld::run(&paths, readobj, repeat.max(1))
+            } else {
+                bench::run(&paths, readobj, repeat.max(1))
+            }
+        }
         Command::Smem { command } => smem_cmd::run(command),
         Command::Gen(args) => gen_cmd::run(&args),
         Command::Coverage { json, dir } => coverage::run(&dir, json.as_deref()),
