@@ -249,8 +249,8 @@ fn check_parsed(elf: &Elf, detail: Detail, sink: &mut Sink, report: &mut ObjectR
     let md_model = md.model;
     let kernel_note = md.kernel_note;
 
-    let syms = symbols::read(elf, sink);
-    let kernels = symbols::kernels(elf, &syms, sink);
+    let syms = symbols::Table::read(elf, sink);
+    let kernels = syms.kernels(elf, sink);
     // Metadata kernel by `.symbol` (the first one, as a linear search would
     // find), and the descriptor symbol names: large libraries hold thousands
     // of kernels per object, so pairwise searching is quadratic.
