@@ -387,9 +387,10 @@ fn merge_metadata<'a>(
         notes: Vec::with_capacity(md_notes.len()),
     };
     let mut roots = Vec::with_capacity(md_notes.len());
+    let mut memo = metadata::Memo::default();
     for (i, n) in md_notes.iter().enumerate() {
         let index = u32::try_from(i).unwrap_or(u32::MAX);
-        let parts = metadata::check_parts(n.desc, n.desc_offset, &ctx, sink, full);
+        let parts = metadata::check_parts(n.desc, n.desc_offset, &ctx, sink, full, &mut memo);
         let count = parts.as_ref().map_or(0, |p| p.kernels.len());
         m.notes.push(MetadataNote {
             offset: n.offset,

@@ -367,6 +367,10 @@ pub struct Flat<'a> {
     bytes: &'a [u8],
     items: Vec<Item>,
     first_ext: Option<usize>,
+    /// Bytes the value took.
+    used: usize,
+    /// How many items are maps.
+    maps: usize,
 }
 
 thread_local! {
@@ -421,11 +425,14 @@ pub fn decode_flat(bytes: &[u8]) -> Result<(Flat<'_>, usize), DecodeError> {
     // is the document itself, one value long, marked by index `usize::MAX`.
     let (mut cur, mut left) = (usize::MAX, 1usize);
     // The enclosing ones, outermost first (the document's marker at the
-    // bottom), so `open.len()` is the number of open containers.
-    let mut open: Vec<(usize, usize)> = Vec::new();
+    // bottom), so `depth` is the number of open containers: a fixed
+    // array, as the depth is bounded, saves an allocation per document.
+    let mut open = [(usize::MAX, 1usize); MAX_DEPTH];
+    let mut depth = 0usize;
     // Offsets and indices fit u32: the input does, and every item takes at
     // least one byte of it.
     let narrow = |x: usize| u32::try_from(x).unwrap_or(u32::MAX);
+    let mut maps = 0usize;
     loop {
         let start = d.pos;
         let idx = items.len();
@@ -478,7 +485,7 @@ pub fn decode_flat(bytes: &[u8]) -> Result<(Flat<'_>, usize), DecodeError> {
                 Raw::Map(n) => (Kind::Map, n as u64, 0, Some(n.saturating_mul(2))),
             }
         };
-        if children.is_some() && open.len() >= MAX_DEPTH {
+        if children.is_some() && depth >= MAX_DEPTH {
             return Err(d.err(start, DecodeErrorKind::TooDeep));
         }
         // A container's end starts as its own index plus one (right for an
@@ -493,8 +500,12 @@ pub fn decode_flat(bytes: &[u8]) -> Result<(Flat<'_>, usize), DecodeError> {
             kind,
             tag,
         });
+        maps += usize::from(kind == Kind::Map);
         if let Some(n) = children.filter(|&n| n > 0) {
-            open.push((cur, left));
+            if let Some(slot) = open.get_mut(depth) {
+                *slot = (cur, left);
+            }
+            depth += 1;
             (cur, left) = (idx, n);
             continue;
         }
@@ -511,6 +522,8 @@ pub fn decode_flat(bytes: &[u8]) -> Result<(Flat<'_>, usize), DecodeError> {
                         bytes,
                         items,
                         first_ext: d.first_ext,
+                        used: d.pos,
+                        maps,
                     },
                     d.pos,
                 ));
@@ -520,7 +533,8 @@ pub fn decode_flat(bytes: &[u8]) -> Result<(Flat<'_>, usize), DecodeError> {
                 it.val = (it.val & 0xffff_ffff) | end << 32;
             }
             // The document's marker is always below an open container.
-            (cur, left) = open.pop().unwrap_or((usize::MAX, 1));
+            depth = depth.saturating_sub(1);
+            (cur, left) = open.get(depth).copied().unwrap_or((usize::MAX, 1));
         }
     }
 }
@@ -573,6 +587,22 @@ impl<'a> Flat<'a> {
     /// Offset of the format byte of the first extension value in pre-order.
     pub fn first_ext(&self) -> Option<usize> {
         self.first_ext
+    }
+
+    /// How many items are maps.
+    pub fn map_count(&self) -> usize {
+        self.maps
+    }
+
+    /// The encoded bytes of item `i` and its subtree. Two subtrees with
+    /// the same bytes decode to the same items, in the same order.
+    pub fn subtree_bytes(&self, i: usize) -> Option<&'a [u8]> {
+        let start = self.items.get(i)?.offset();
+        let end = match self.items.get(self.items.get(i)?.end(i)) {
+            Some(next) => next.offset(),
+            None => self.used,
+        };
+        self.bytes.get(start..end)
     }
 
     /// Indices of the direct children of item `i`: array elements, or map

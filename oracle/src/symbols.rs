@@ -87,6 +87,11 @@ pub const STT_AMDGPU_HSA_KERNEL: u8 = 10;
 /// `R_AMDGPU_REL64`.
 pub const R_AMDGPU_REL64: u32 = 5;
 const SYM_SIZE: u64 = 24;
+/// [`Table`]'s name length of a symbol whose name is unreadable.
+const NO_NAME: u32 = u32::MAX;
+/// [`Table`]'s name length of a symbol whose name is too long to record
+/// (found again when needed).
+const LONG_NAME: u32 = u32::MAX - 1;
 /// The suffix that makes a symbol a kernel descriptor's (`NAME.kd`).
 const KD_SUFFIX: &str = ".kd";
 
@@ -153,10 +158,11 @@ pub struct Table<'a> {
     /// Indices of the descriptor symbols: a name `NAME.kd` with `NAME` not
     /// empty, and a type other than `STT_SECTION`.
     kd: Vec<usize>,
-    /// Each symbol's name length modulo 256 (0 for an unreadable name), to
-    /// pass over symbols that cannot have a kernel's name without decoding
-    /// them.
-    len_mod: Vec<u8>,
+    /// Each symbol's name length ([`NO_NAME`] for an unreadable name,
+    /// [`LONG_NAME`] past what 32 bits hold), found once: with it, symbols
+    /// that cannot have a kernel's name are passed over, and the others'
+    /// names are not searched again.
+    lens: Vec<u32>,
 }
 
 impl<'a> Table<'a> {
@@ -207,17 +213,19 @@ impl<'a> Table<'a> {
             .unwrap_or_default();
         let names = Names::new(strtab);
         let mut kd = Vec::new();
-        let mut len_mod = Vec::with_capacity(entries.len() / SYM_SIZE as usize);
+        let mut lens = Vec::with_capacity(entries.len() / SYM_SIZE as usize);
         let mut bad_names = 0usize;
         for (i, e) in entries.chunks_exact(SYM_SIZE as usize).enumerate() {
-            let name = names.get(elf::le_u32(e, 0).unwrap_or(0) as usize);
-            let name = name.unwrap_or_else(|| {
+            let off = elf::le_u32(e, 0).unwrap_or(0) as usize;
+            let Some(len) = names.len_at(off) else {
                 bad_names += 1;
-                ""
-            });
-            len_mod.push(name.len() as u8);
-            if name.len() > KD_SUFFIX.len()
-                && name.ends_with(KD_SUFFIX)
+                lens.push(NO_NAME);
+                continue;
+            };
+            lens.push(u32::try_from(len).unwrap_or(LONG_NAME).min(LONG_NAME));
+            if len > KD_SUFFIX.len()
+                && names.bytes.get(off + len - KD_SUFFIX.len()..off + len)
+                    == Some(KD_SUFFIX.as_bytes())
                 && e[4] & 0xf != STT_SECTION
             {
                 kd.push(i);
@@ -235,18 +243,18 @@ impl<'a> Table<'a> {
             entries,
             names,
             kd,
-            len_mod,
+            lens,
         }
     }
 
     /// Number of entries.
     pub fn len(&self) -> usize {
-        self.len_mod.len()
+        self.lens.len()
     }
 
     /// True if the table has no entries (or there is no table).
     pub fn is_empty(&self) -> bool {
-        self.len_mod.is_empty()
+        self.lens.is_empty()
     }
 
     /// Entry `i`, decoded (its name "" if unreadable).
@@ -254,9 +262,14 @@ impl<'a> Table<'a> {
         let size = SYM_SIZE as usize;
         let e = self.entries.get(i.checked_mul(size)?..)?.get(..size)?;
         let name_off = elf::le_u32(e, 0).unwrap_or(0) as usize;
+        let name = match self.lens.get(i).copied() {
+            Some(NO_NAME) => "",
+            Some(len) if len < LONG_NAME => self.names.slice(name_off, len as usize),
+            _ => self.names.get(name_off).unwrap_or(""),
+        };
         Some(Symbol {
             index: i,
-            name: self.names.get(name_off).unwrap_or(""),
+            name,
             value: elf::le_u64(e, 8).unwrap_or(0),
             size: elf::le_u64(e, 16).unwrap_or(0),
             sym_type: e[4] & 0xf,
@@ -270,8 +283,8 @@ impl<'a> Table<'a> {
     pub fn kernels(&self, elf: &Elf<'_>, sink: &mut Sink) -> Vec<KernelSymbols<'a>> {
         let kds: Vec<Symbol<'a>> = self.kd.iter().filter_map(|&i| self.symbol(i)).collect();
         let find = |entries: &mut EntryMap<'a>, lengths: &NameLengths| {
-            for (i, &l) in self.len_mod.iter().enumerate() {
-                if !lengths.has(l) {
+            for (i, &l) in self.lens.iter().enumerate() {
+                if !lengths.has(l as u8) {
                     continue;
                 }
                 let Some(e) = self.symbol(i).filter(|e| e.sym_type != STT_SECTION) else {
@@ -314,16 +327,42 @@ impl<'a> Names<'a> {
         }
     }
 
-    /// The name at `off`, as [`cstr`] would give it. Inlined into the
-    /// loops over every symbol: the call cost as much as the search.
-    #[inline(always)]
+    /// The name at `off`, as [`cstr`] would give it.
     fn get(&self, off: usize) -> Option<&'a str> {
-        let Some(text) = self.text else {
-            return cstr(self.bytes, off);
+        let len = self.len_at(off)?;
+        Some(self.slice(off, len))
+    }
+
+    /// The length of the name at `off`, if [`cstr`] would give one.
+    /// Inlined into the loop over every symbol: the call cost as much as
+    /// the search.
+    #[inline(always)]
+    fn len_at(&self, off: usize) -> Option<usize> {
+        if self.text.is_none() {
+            return cstr(self.bytes, off).map(str::len);
+        }
+        let rest = self.bytes.get(off..)?;
+        let len = nul_at(rest)?;
+        // In valid UTF-8 a name starts a character unless its first byte
+        // continues one (0x80..=0xbf); the NUL ends one.
+        let continues = rest.first().is_some_and(|&b| (b as i8) < -0x40);
+        (!continues).then_some(len)
+    }
+
+    /// The name of `len` bytes at `off`, as [`Names::len_at`] measured it
+    /// ("" for any other range).
+    fn slice(&self, off: usize, len: usize) -> &'a str {
+        let Some(end) = off.checked_add(len) else {
+            return "";
         };
-        let len = nul_at(self.bytes.get(off..)?)?;
-        // `get` checks that `off` starts a character; the NUL ends one.
-        text.get(off..off + len)
+        match self.text {
+            Some(text) => text.get(off..end).unwrap_or(""),
+            None => self
+                .bytes
+                .get(off..end)
+                .and_then(|b| std::str::from_utf8(b).ok())
+                .unwrap_or(""),
+        }
     }
 }
 
