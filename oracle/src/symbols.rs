@@ -473,19 +473,23 @@ fn kernels_of<'a>(
     // only.
     let mut entries: EntryMap<'a> = HashMap::with_capacity_and_hasher(kds.len(), FastHash);
     let mut lengths = NameLengths([0; 4]);
-    for s in kds {
-        let name = kd_stem(s.name);
-        entries.insert(name, None);
-        lengths.add(name.len());
-    }
+    // Whether each descriptor symbol repeats an earlier one's name, found
+    // by the same insert (one hash per long name).
+    let repeats: Vec<bool> = kds
+        .iter()
+        .map(|s| {
+            let name = kd_stem(s.name);
+            lengths.add(name.len());
+            entries.insert(name, None).is_some()
+        })
+        .collect();
     if !entries.is_empty() {
         find_entries(&mut entries, &lengths);
     }
-    let mut seen: HashSet<&str, FastHash> = HashSet::with_capacity_and_hasher(kds.len(), FastHash);
-    for s in kds {
+    for (s, &repeat) in kds.iter().zip(&repeats) {
         let name = kd_stem(s.name);
         sink.set_kernel(Some(name));
-        if !seen.insert(name) {
+        if repeat {
             sink.report(
                 &KD_DUPLICATE,
                 format!("descriptor symbol {} is defined more than once", s.name),
