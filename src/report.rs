@@ -376,6 +376,14 @@ impl Chunks {
     fn extend(&mut self, mut buf: &[u8]) {
         while !buf.is_empty() {
             let take = buf.len().min(Self::PIECE - self.cur.len());
+            let need = self.cur.len() + take;
+            if need > self.cur.capacity() {
+                // A short entry (a text line) takes a page; past that the
+                // piece is taken whole, rather than doubled with a copy
+                // each time (which showed in profiles of large libraries).
+                let cap = if need <= 4096 { 4096 } else { Self::PIECE };
+                self.cur.reserve_exact(cap - self.cur.len());
+            }
             self.cur.extend_from_slice(&buf[..take]);
             buf = &buf[take..];
             if self.cur.len() == Self::PIECE {

@@ -1239,6 +1239,9 @@ pub(crate) struct Memo<'a> {
     held: usize,
     /// An `amdhsa.target` value that broke no rule.
     quiet_target: Option<&'a [u8]>,
+    /// The remembered argument lists, decoded, for the next notes'
+    /// decoding ([`msgpack::decode_flat_with`]).
+    templates: Vec<msgpack::Template<'a>>,
     /// The argument views of the kernel being checked, kept between notes
     /// for their allocation.
     scratch: Vec<ArgView<'a>>,
@@ -1258,9 +1261,19 @@ impl<'a> Memo<'a> {
     /// hundred; hostile ones are checked key by key past this.
     const MAX_ARGS: usize = 1 << 14;
 
+    /// Argument lists kept as decoding templates at most: every array and
+    /// map start is compared with each (Tensile objects have a handful).
+    const MAX_TEMPLATES: usize = 16;
+
     /// Remembers the views `args` of the list at node `list`, encoded as
     /// `bytes`, unless that would hold too many.
-    fn remember(&mut self, bytes: &'a [u8], list: Node, args: &[ArgView<'a>]) {
+    fn remember(
+        &mut self,
+        doc: &msgpack::Flat<'a>,
+        bytes: &'a [u8],
+        list: Node,
+        args: &[ArgView<'a>],
+    ) {
         if self.held + args.len() > Self::MAX_ARGS {
             return;
         }
@@ -1272,6 +1285,9 @@ impl<'a> Memo<'a> {
                 ..a.clone()
             })
             .collect();
+        if self.templates.len() < Self::MAX_TEMPLATES {
+            self.templates.extend(doc.template(list));
+        }
         self.index.insert(bytes, self.lists.len());
         self.lists.push(MemoList {
             args,
@@ -1966,7 +1982,7 @@ impl<'a> Checker<'_, 'a> {
             }
             args.truncate(count);
             if let Some((n, b)) = key.filter(|_| self.reports == before) {
-                self.memo.remember(b, n, args);
+                self.memo.remember(doc, b, n, args);
             }
         }
         self.kernel_rules(&k, f, &what);
@@ -2573,7 +2589,7 @@ pub(crate) fn check_parts<'a>(
     full: bool,
     memo: &mut Memo<'a>,
 ) -> Option<Parts<'a>> {
-    let (doc, used) = match msgpack::decode_flat(desc) {
+    let (doc, used) = match msgpack::decode_flat_with(desc, &memo.templates) {
         Ok(d) => d,
         Err(e) => {
             let at = u64::try_from(e.offset)
