@@ -15,11 +15,11 @@ use hsaco_oracle::check::{check_object_with, Detail, KernelReport, ObjectReport}
 use hsaco_oracle::container;
 use hsaco_oracle::rules::Omitted;
 use hsaco_oracle::{Severity, Violation};
-use serde::ser::SerializeStruct;
-use serde::{Serialize, Serializer};
+use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
 use std::io::{self, Write};
 use std::ops::Range;
+use std::os::fd::AsFd;
 use std::path::{Path, PathBuf};
 use std::sync::{mpsc, Arc, Mutex};
 
@@ -122,26 +122,6 @@ impl Summary {
     }
 }
 
-/// The kernels of a report entry as JSON: each kernel's name and
-/// descriptor offset, or (with detail) everything the oracle decoded about
-/// it (descriptor fields, initial state, metadata).
-struct KernelJson<'k> {
-    kernel: &'k KernelReport,
-    detail: bool,
-}
-
-impl Serialize for KernelJson<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        if self.detail {
-            return self.kernel.serialize(s);
-        }
-        let mut m = s.serialize_struct("Kernel", 2)?;
-        m.serialize_field("name", &self.kernel.name)?;
-        m.serialize_field("descriptor_offset", &self.kernel.descriptor_offset)?;
-        m.end()
-    }
-}
-
 /// What one report entry says besides its kernels.
 struct EntryHead<'a> {
     path: &'a str,
@@ -183,17 +163,74 @@ fn json_entry<K: std::borrow::Borrow<KernelReport>>(
         if i > 0 {
             out.push(b',');
         }
-        let j = KernelJson {
-            kernel: k.borrow(),
-            detail,
-        };
-        serde_json::to_writer(&mut *out, &j).expect("serialising to memory cannot fail");
+        // Each kernel: with detail, everything the oracle decoded about it
+        // (descriptor fields, initial state, metadata); without, its name
+        // and descriptor offset, written directly (a library's JSON is
+        // mostly these entries, and long mangled names rarely need
+        // escaping).
+        let kernel = k.borrow();
+        if detail {
+            serde_json::to_writer(&mut *out, kernel).expect("serialising to memory cannot fail");
+        } else {
+            out.extend(b"{\"name\":");
+            json_str(out, &kernel.name);
+            out.extend(b",\"descriptor_offset\":");
+            match kernel.descriptor_offset {
+                Some(o) => {
+                    let _ = write!(out, "{o}");
+                }
+                None => out.extend(b"null"),
+            }
+            out.push(b'}');
+        }
     }
     out.push(b']');
-    field(out, false, "violations", &violations);
+    out.extend(b",\"violations\":[");
+    for (i, v) in violations.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        json_violation(out, v);
+    }
+    out.push(b']');
     field(out, false, "omitted", &omitted);
     if let Some(e) = error {
         field(out, false, "error", &e);
+    }
+    out.push(b'}');
+}
+
+/// Writes `s` as a JSON string, as `serde_json` does: a string with nothing
+/// to escape (no control character, quote or backslash) is copied as it
+/// is, found with a scan that vectorises; any other goes through
+/// `serde_json`.
+fn json_str(out: &mut Chunks, s: &str) {
+    let plain = s
+        .bytes()
+        .fold(true, |ok, b| ok & (b >= 0x20 && b != b'"' && b != b'\\'));
+    if plain {
+        out.push(b'"');
+        out.extend(s.as_bytes());
+        out.push(b'"');
+    } else {
+        serde_json::to_writer(&mut *out, s).expect("serialising to memory cannot fail");
+    }
+}
+
+/// Writes `v` as `serde_json` writes a [`Violation`] (its `Serialize`
+/// derive), with [`json_str`] for the strings: messages name kernels, and
+/// long mangled names made escaping the largest cost of a library's JSON.
+fn json_violation(out: &mut Chunks, v: &Violation) {
+    out.extend(b"{\"rule\":");
+    json_str(out, v.rule.id);
+    let _ = write!(out, ",\"severity\":\"{}\",\"message\":", v.severity);
+    json_str(out, &v.message);
+    if let Some(o) = v.offset {
+        let _ = write!(out, ",\"offset\":{o}");
+    }
+    if let Some(k) = &v.kernel {
+        out.extend(b",\"kernel\":");
+        json_str(out, k);
     }
     out.push(b'}');
 }
@@ -339,6 +376,14 @@ impl Chunks {
     fn extend(&mut self, mut buf: &[u8]) {
         while !buf.is_empty() {
             let take = buf.len().min(Self::PIECE - self.cur.len());
+            let need = self.cur.len() + take;
+            if need > self.cur.capacity() {
+                // A short entry (a text line) takes a page; past that the
+                // piece is taken whole, rather than doubled with a copy
+                // each time (which showed in profiles of large libraries).
+                let cap = if need <= 4096 { 4096 } else { Self::PIECE };
+                self.cur.reserve_exact(cap - self.cur.len());
+            }
             self.cur.extend_from_slice(&buf[..take]);
             buf = &buf[take..];
             if self.cur.len() == Self::PIECE {
@@ -780,7 +825,14 @@ fn not_a_code_object(path: &Path, bytes: &[u8], explicit: bool) -> Option<String
 pub fn run_check(paths: &[PathBuf], opts: Options) -> u8 {
     let inputs = input::expand(paths);
     let stdout = io::stdout();
-    let mut out = io::BufWriter::with_capacity(1 << 16, stdout.lock());
+    // The report goes to a duplicate of standard output's descriptor:
+    // `Stdout` is line-buffered, and looking for line ends in a library's
+    // JSON (hundreds of megabytes with detail) showed in profiles.
+    let sink: Box<dyn Write> = match stdout.as_fd().try_clone_to_owned() {
+        Ok(fd) => Box::new(std::fs::File::from(fd)),
+        Err(_) => Box::new(stdout.lock()),
+    };
+    let mut out = io::BufWriter::with_capacity(1 << 16, sink);
     let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
     let (job_tx, job_rx) = mpsc::channel::<Job>();
     let (done_tx, done_rx) = mpsc::channel::<Done>();
@@ -928,3 +980,76 @@ pub fn run_rules(json: bool) -> u8 {
 /// zeroing on first touch showed up as system time.
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn rendered(s: &str) -> Vec<u8> {
+        let mut out = Chunks::default();
+        json_str(&mut out, s);
+        let mut v = Vec::new();
+        out.write_to(&mut v).expect("writing to memory");
+        v
+    }
+
+    proptest! {
+        /// The direct path writes what `serde_json` writes, for any string
+        /// (escapes, control characters and non-ASCII included).
+        #[test]
+        fn json_str_is_serde_json(s in "(\\PC|[\"\\\\\\x00-\\x1f\\x7f])*") {
+            prop_assert_eq!(rendered(&s), serde_json::to_vec(&s).expect("serialising"));
+        }
+    }
+
+    /// Every combination of the optional fields, strings with and without
+    /// escapes, and every severity.
+    #[test]
+    fn json_violation_is_serde_json() {
+        let rules: Vec<_> = hsaco_oracle::rules::catalogue().take(3).collect();
+        let mut n = 0;
+        for rule in rules {
+            for severity in [Severity::Info, Severity::Warning, Severity::Error] {
+                for message in ["plain", "kernel 'a\"b': tab\there"] {
+                    for offset in [None, Some(0), Some(u64::MAX)] {
+                        for kernel in [None, Some("k"), Some("back\\slash\u{1}")] {
+                            let v = Violation {
+                                rule,
+                                severity,
+                                message: message.to_owned(),
+                                offset,
+                                kernel: kernel.map(str::to_owned),
+                            };
+                            let mut out = Chunks::default();
+                            json_violation(&mut out, &v);
+                            let mut got = Vec::new();
+                            out.write_to(&mut got).expect("writing to memory");
+                            assert_eq!(got, serde_json::to_vec(&v).expect("serialising"), "{v:?}");
+                            n += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert_eq!(n, 3 * 3 * 2 * 3 * 3);
+    }
+
+    #[test]
+    fn json_str_examples() {
+        for s in [
+            "",
+            "Cijk_Ailk_Bljk",
+            "a\"b",
+            "back\\slash",
+            "tab\there",
+            "\u{7f}é",
+        ] {
+            assert_eq!(
+                rendered(s),
+                serde_json::to_vec(s).expect("serialising"),
+                "{s:?}"
+            );
+        }
+    }
+}

@@ -140,8 +140,8 @@ fn compare(case: &Case, rebuilt: &[u8], clean: bool) -> Vec<String> {
     }
     for (a, b) in ours.kernels.iter().zip(&theirs.kernels) {
         let (ca, cb) = (
-            a.kernel_code.map(|c| c.to_bytes().to_vec()),
-            b.kernel_code.map(|c| c.to_bytes().to_vec()),
+            a.kernel_code.as_ref().map(|c| c.to_bytes().to_vec()),
+            b.kernel_code.as_ref().map(|c| c.to_bytes().to_vec()),
         );
         if a.name != b.name || ca != cb || ca.is_none() {
             diffs.push(format!(

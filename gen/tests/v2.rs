@@ -101,7 +101,7 @@ fn assert_clean_v2(c: &Case) {
     for (k, kr) in co.kernels.iter().zip(&r.kernels) {
         assert_eq!(kr.name, k.name);
         assert_eq!(
-            kr.kernel_code.as_ref(),
+            kr.kernel_code.as_deref(),
             Some(&v2::kernel_code(tc, k)),
             "case {} kernel {}",
             c.id,

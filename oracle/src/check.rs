@@ -143,17 +143,17 @@ pub struct KernelReport {
     pub descriptor: Option<kd::KernelDescriptor>,
     /// The raw `amd_kernel_code_t`, when it could be read (V2).
     #[serde(skip)]
-    pub kernel_code: Option<KernelCode>,
+    pub kernel_code: Option<Box<KernelCode>>,
     /// Descriptor (V2: `amd_kernel_code_t`) fields by name, with their
     /// meaning for the target.
     pub fields: Vec<kd::Field>,
     /// Initial SGPR/VGPR layout predicted from the descriptor.
     pub initial_state: Option<sgpr::InitialState>,
     /// The kernel's metadata entry, if the metadata names it (V3+).
-    pub metadata: Option<metadata::Kernel>,
+    pub metadata: Option<Box<metadata::Kernel>>,
     /// The kernel's YAML metadata entry, if the metadata names it (V2).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub metadata_v2: Option<KernelV2>,
+    pub metadata_v2: Option<Box<KernelV2>>,
     /// V3+: the index in [`ObjectReport::metadata_notes`] of the note that
     /// describes the kernel, if one does.
     pub metadata_note: Option<u32>,
@@ -249,17 +249,24 @@ fn check_parsed(elf: &Elf, detail: Detail, sink: &mut Sink, report: &mut ObjectR
     let md_model = md.model;
     let kernel_note = md.kernel_note;
 
-    let syms = symbols::read(elf, sink);
-    let kernels = symbols::kernels(elf, &syms, sink);
+    let syms = symbols::Table::read(elf, sink);
+    let kernels = syms.kernels(elf, sink);
     // Metadata kernel by `.symbol` (the first one, as a linear search would
     // find), and the descriptor symbol names: large libraries hold thousands
     // of kernels per object, so pairwise searching is quadratic.
     let md_count = md_kernels.as_ref().map_or(0, Vec::len);
     let mut by_symbol: HashMap<&str, usize, FastHash> =
         HashMap::with_capacity_and_hasher(md_count, FastHash);
+    // For each metadata kernel, the first one with its `.symbol`; and
+    // whether a descriptor symbol names that first one (found below).
+    let mut first_of: Vec<usize> = (0..md_count).collect();
+    let mut has_kd = vec![false; md_count];
     for (i, mk) in md_kernels.iter().flatten().enumerate() {
         if let Some(sym) = mk.symbol.as_deref() {
-            if let Some(&first) = by_symbol.get(sym) {
+            // One hash per name (they are long mangled names).
+            let first = *by_symbol.entry(sym).or_insert(i);
+            if first != i {
+                first_of[i] = first;
                 // The same symbol within one note is the note's own rule.
                 if kernel_note[first] != kernel_note[i] {
                     sink.set_kernel(mk.name.as_deref());
@@ -273,8 +280,6 @@ fn check_parsed(elf: &Elf, detail: Detail, sink: &mut Sink, report: &mut ObjectR
                     );
                     sink.set_kernel(None);
                 }
-            } else {
-                by_symbol.insert(sym, i);
             }
         }
     }
@@ -289,6 +294,9 @@ fn check_parsed(elf: &Elf, detail: Detail, sink: &mut Sink, report: &mut ObjectR
     report.kernels.reserve(kernels.len());
     for k in &kernels {
         let md_index = by_symbol.get(k.kd.name).copied();
+        if let Some(slot) = md_index.and_then(|i| has_kd.get_mut(i)) {
+            *slot = true;
+        }
         let metadata_note = md_index.map(|i| kernel_note[i]);
         let md_kernel = md_index.and_then(|i| md_kernels.as_ref()?.get(i));
         if md_kernels.is_some() && md_kernel.is_none() {
@@ -309,7 +317,8 @@ fn check_parsed(elf: &Elf, detail: Detail, sink: &mut Sink, report: &mut ObjectR
             fields: Vec::new(),
             initial_state: None,
             // The model lists the kernels in the same order as the refs.
-            metadata: md_index.and_then(|i| md_model.as_ref()?.kernels.get(i).cloned()),
+            metadata: md_index
+                .and_then(|i| Some(Box::new(md_model.as_ref()?.kernels.get(i)?.clone()))),
             metadata_v2: None,
             metadata_note,
         };
@@ -338,14 +347,16 @@ fn check_parsed(elf: &Elf, detail: Detail, sink: &mut Sink, report: &mut ObjectR
         report.kernels.push(kr);
     }
     if let Some(mks) = &md_kernels {
-        let mut kd_names: HashSet<&str, FastHash> =
-            HashSet::with_capacity_and_hasher(kernels.len(), FastHash);
-        kd_names.extend(kernels.iter().map(|k| k.kd.name));
-        for mk in mks {
+        for (i, mk) in mks.iter().enumerate() {
             let Some(sym) = mk.symbol.as_deref() else {
                 continue;
             };
-            if !kd_names.contains(sym) {
+            if !first_of
+                .get(i)
+                .and_then(|&f| has_kd.get(f))
+                .copied()
+                .unwrap_or(false)
+            {
                 sink.set_kernel(mk.name.as_deref());
                 sink.report(
                     &symbols::METADATA_KERNEL_NO_KD,
@@ -387,9 +398,10 @@ fn merge_metadata<'a>(
         notes: Vec::with_capacity(md_notes.len()),
     };
     let mut roots = Vec::with_capacity(md_notes.len());
+    let mut memo = metadata::Memo::default();
     for (i, n) in md_notes.iter().enumerate() {
         let index = u32::try_from(i).unwrap_or(u32::MAX);
-        let parts = metadata::check_parts(n.desc, n.desc_offset, &ctx, sink, full);
+        let parts = metadata::check_parts(n.desc, n.desc_offset, &ctx, sink, full, &mut memo);
         let count = parts.as_ref().map_or(0, |p| p.kernels.len());
         m.notes.push(MetadataNote {
             offset: n.offset,
@@ -431,23 +443,18 @@ fn check_names_across_notes(
         let Some(name) = k.name.as_deref() else {
             continue;
         };
-        match by_name.get(name) {
-            Some(&first) if kernel_note[first] != kernel_note[i] => {
-                sink.set_kernel(Some(name));
-                sink.report(
-                    &metadata::KERNEL_DUPLICATE_NAME,
-                    format!(
-                        ".name {name:?} is described by the metadata note at {:#x} and again by the note at {:#x}",
-                        notes[kernel_note[first] as usize].offset,
-                        notes[kernel_note[i] as usize].offset
-                    ),
-                );
-                sink.set_kernel(None);
-            }
-            Some(_) => {}
-            None => {
-                by_name.insert(name, i);
-            }
+        let first = *by_name.entry(name).or_insert(i);
+        if kernel_note[first] != kernel_note[i] {
+            sink.set_kernel(Some(name));
+            sink.report(
+                &metadata::KERNEL_DUPLICATE_NAME,
+                format!(
+                    ".name {name:?} is described by the metadata note at {:#x} and again by the note at {:#x}",
+                    notes[kernel_note[first] as usize].offset,
+                    notes[kernel_note[i] as usize].offset
+                ),
+            );
+            sink.set_kernel(None);
         }
     }
 }
@@ -511,7 +518,11 @@ fn check_v2(
                 fields: Vec::new(),
                 initial_state: None,
                 metadata: None,
-                metadata_v2: if full { md_kernel.cloned() } else { None },
+                metadata_v2: if full {
+                    md_kernel.cloned().map(Box::new)
+                } else {
+                    None
+                },
                 metadata_note: None,
             };
             let code = k
@@ -535,7 +546,7 @@ fn check_v2(
                 if let Some(props) = md_kernel.and_then(|m| m.code_props.as_ref()) {
                     check_code_against_metadata(&code, props, off, sink);
                 }
-                kr.kernel_code = Some(code);
+                kr.kernel_code = Some(Box::new(code));
             }
             sink.set_kernel(None);
             report.kernels.push(kr);

@@ -909,6 +909,24 @@ impl<const N: usize> Nodes<N> {
             .filter(|&n| n != NO_NODE)
             .map(|n| n as usize)
     }
+
+    /// The nodes as offsets from `base`, an item before all of them.
+    fn relative_to(mut self, base: Node) -> Self {
+        let base = narrow_node(base);
+        for n in self.0.iter_mut().filter(|n| **n != NO_NODE) {
+            *n = n.checked_sub(base).unwrap_or(NO_NODE);
+        }
+        self
+    }
+
+    /// Nodes made by [`Nodes::relative_to`], placed after `base`.
+    fn placed_at(mut self, base: Node) -> Self {
+        let base = narrow_node(base);
+        for n in self.0.iter_mut().filter(|n| **n != NO_NODE) {
+            *n = n.checked_add(base).unwrap_or(NO_NODE);
+        }
+        self
+    }
 }
 
 /// Names a key (or one element of its array value) in messages; written
@@ -1088,6 +1106,7 @@ impl KernelView<'_> {
 
 /// One argument as the rules see it; [`Arg`] is its owned form. Strings
 /// the rules do not read stay in the document (found through `nodes`).
+#[derive(Clone)]
 struct ArgView<'a> {
     size: Option<u64>,
     offset: Option<u64>,
@@ -1197,6 +1216,96 @@ pub(crate) struct KernelRef<'a> {
     pub facts: crate::kd::MetadataFacts,
 }
 
+/// What the metadata notes of one object share, so that what was checked
+/// in one note is not checked again in the next: Tensile objects carry one
+/// note per kernel, thousands of them, with a handful of argument lists
+/// and one target between them.
+///
+/// Argument lists are remembered by their encoded bytes (the `.args`
+/// array and everything in it): a list whose bytes were seen before
+/// decodes to the same items, so its argument views are taken from here
+/// rather than checked key by key again. Only lists whose argument maps
+/// broke no rule are kept, so nothing is left unreported; the argument
+/// rules are skipped too when they found nothing but `.value_type` infos
+/// for the same `.kernarg_segment_size` (the only kernel value they read),
+/// and those infos are reported again. An `amdhsa.target` value whose
+/// check found nothing is not checked again either.
+#[derive(Default)]
+pub(crate) struct Memo<'a> {
+    /// Index in `lists` by encoded bytes.
+    index: HashMap<&'a [u8], usize, FastHash>,
+    lists: Vec<MemoList<'a>>,
+    /// Argument views held in `lists`, at most [`Memo::MAX_ARGS`].
+    held: usize,
+    /// An `amdhsa.target` value that broke no rule.
+    quiet_target: Option<&'a [u8]>,
+    /// The remembered argument lists, decoded, for the next notes'
+    /// decoding ([`msgpack::decode_flat_with`]).
+    templates: Vec<msgpack::Template<'a>>,
+    /// The argument views of the kernel being checked, kept between notes
+    /// for their allocation.
+    scratch: Vec<ArgView<'a>>,
+}
+
+/// One remembered argument list.
+struct MemoList<'a> {
+    /// The views, their nodes relative to the list's node.
+    args: Vec<ArgView<'a>>,
+    /// A `.kernarg_segment_size` for which the argument rules reported
+    /// only the `.value_type` infos.
+    quiet_for: Option<Option<u64>>,
+}
+
+impl<'a> Memo<'a> {
+    /// Views held at most (about 200 bytes each): real objects have a few
+    /// hundred; hostile ones are checked key by key past this.
+    const MAX_ARGS: usize = 1 << 14;
+
+    /// Argument lists kept as decoding templates at most: every array and
+    /// map start is compared with each (Tensile objects have a handful).
+    const MAX_TEMPLATES: usize = 16;
+
+    /// Remembers the views `args` of the list at node `list`, encoded as
+    /// `bytes`, unless that would hold too many.
+    fn remember(
+        &mut self,
+        doc: &msgpack::Flat<'a>,
+        bytes: &'a [u8],
+        list: Node,
+        args: &[ArgView<'a>],
+    ) {
+        if self.held + args.len() > Self::MAX_ARGS {
+            return;
+        }
+        self.held += args.len();
+        let args = args
+            .iter()
+            .map(|a| ArgView {
+                nodes: a.nodes.relative_to(list),
+                ..a.clone()
+            })
+            .collect();
+        if self.templates.len() < Self::MAX_TEMPLATES {
+            self.templates.extend(doc.template(list));
+        }
+        self.index.insert(bytes, self.lists.len());
+        self.lists.push(MemoList {
+            args,
+            quiet_for: None,
+        });
+    }
+
+    /// Records that the argument rules reported only `.value_type` infos
+    /// for the list `bytes` with `.kernarg_segment_size` `kss`.
+    fn quiet(&mut self, bytes: &[u8], kss: Option<u64>) {
+        if let Some(&i) = self.index.get(bytes) {
+            if let Some(m) = self.lists.get_mut(i) {
+                m.quiet_for = Some(kss);
+            }
+        }
+    }
+}
+
 struct Checker<'s, 'a> {
     base: u64,
     ctx: &'s Context,
@@ -1207,6 +1316,10 @@ struct Checker<'s, 'a> {
     /// Per [`Level`], per entry position: the table index of the known key
     /// last found there.
     hints: [[u8; HINTS]; 3],
+    /// Argument lists checked before in the object.
+    memo: &'s mut Memo<'a>,
+    /// Findings reported so far (kept or not).
+    reports: usize,
 }
 
 /// Map entry positions with a key hint (more than any level has keys).
@@ -1233,6 +1346,7 @@ impl<'a> Checker<'_, 'a> {
             .and_then(|n| self.doc.offset(n))
             .and_then(|o| u64::try_from(o).ok())
             .and_then(|o| self.base.checked_add(o));
+        self.reports += 1;
         self.sink.report_lazy(rule, at, msg);
     }
 
@@ -1590,7 +1704,14 @@ impl<'a> Checker<'_, 'a> {
                 );
             }
         }
-        self.target(target.as_deref(), f.node(kdef!(root "amdhsa.target")));
+        let target_bytes = f.bytes(kdef!(root "amdhsa.target"));
+        if target_bytes.is_none() || target_bytes != self.memo.quiet_target {
+            let before = self.reports;
+            self.target(target.as_deref(), f.node(kdef!(root "amdhsa.target")));
+            if self.reports == before {
+                self.memo.quiet_target = target_bytes;
+            }
+        }
         for (i, p) in printf.iter().enumerate() {
             if !printf_ok(p) {
                 let node = f
@@ -1636,11 +1757,15 @@ impl<'a> Checker<'_, 'a> {
                 md.other_keys.push("amdhsa.globals".to_owned());
             }
         }
+        // Names and symbols within the note; one kernel (as Tensile writes
+        // each note) cannot repeat them.
+        let several = count > 1;
+        let capacity = if several { count } else { 0 };
         let mut names: HashMap<Cow<'a, str>, usize, FastHash> =
-            HashMap::with_capacity_and_hasher(count, FastHash);
+            HashMap::with_capacity_and_hasher(capacity, FastHash);
         let mut symbols: HashMap<Cow<'a, str>, usize, FastHash> =
-            HashMap::with_capacity_and_hasher(count, FastHash);
-        let mut args = Vec::new();
+            HashMap::with_capacity_and_hasher(capacity, FastHash);
+        let mut args = std::mem::take(&mut self.memo.scratch);
         let mut kf: Fields<'a, KERNEL_N> = Fields::new();
         let mut af: Fields<'a, ARG_N> = Fields::new();
         let kernel_maps = kernels_node
@@ -1650,7 +1775,7 @@ impl<'a> Checker<'_, 'a> {
         for (i, kn) in kernel_maps.enumerate() {
             let k = self.kernel(kn, i, &mut kf, &mut af, &mut args);
             self.sink.set_kernel(k.name.as_deref());
-            if let Some(name) = &k.name {
+            if let Some(name) = k.name.as_ref().filter(|_| several) {
                 if let Some(first) = names.insert(name.clone(), i) {
                     self.report(
                         &KERNEL_DUPLICATE_NAME,
@@ -1659,7 +1784,7 @@ impl<'a> Checker<'_, 'a> {
                     );
                 }
             }
-            if let Some(sym) = &k.symbol {
+            if let Some(sym) = k.symbol.as_ref().filter(|_| several) {
                 if let Some(first) = symbols.insert(sym.clone(), i) {
                     self.report(
                         &KERNEL_DUPLICATE_SYMBOL,
@@ -1689,6 +1814,8 @@ impl<'a> Checker<'_, 'a> {
                 symbol: k.symbol,
             });
         }
+        args.clear();
+        self.memo.scratch = args;
         Parts {
             kernels: refs,
             root: root_facts,
@@ -1809,31 +1936,71 @@ impl<'a> Checker<'_, 'a> {
             other_keys: std::mem::take(&mut f.other),
         };
         let doc = self.doc;
-        let arg_maps = f
-            .maps(kdef!(kernel ".args"))
-            .into_iter()
-            .flat_map(|n| doc.children(n))
-            .filter(|&n| matches!(doc.raw(n), Some(Raw::Map(_))));
-        // The slots of the previous kernel's arguments are overwritten in
-        // place (moving whole views showed as memcpy in profiles).
-        let mut count = 0;
-        for (i, an) in arg_maps.enumerate() {
-            let what = ArgWhat {
-                kernel: &what,
-                index: i,
-            };
-            self.scan(an, Level::Arg, &what, af);
-            if args.len() <= count {
-                args.push(ArgView::new());
+        let list = f.maps(kdef!(kernel ".args"));
+        let key = list.and_then(|n| Some((n, doc.subtree_bytes(n)?)));
+        let kss = k.kernarg_segment_size;
+        let mut quiet_for = None;
+        let remembered = key.and_then(|(n, b)| Some((n, *self.memo.index.get(b)?)));
+        if let Some((n, li)) = remembered {
+            let m = self.memo.lists.get(li);
+            quiet_for = m.and_then(|m| m.quiet_for);
+            if quiet_for == Some(kss) && !self.full {
+                // Nothing reads the views: report the infos straight from
+                // the memo.
+                args.clear();
+                self.kernel_rules(&k, f, &what);
+                self.remembered_value_type_infos(li, n, &what);
+                return k;
             }
-            if let Some(a) = args.get_mut(count) {
-                a.fill(af);
+            args.clear();
+            args.extend(m.into_iter().flat_map(|m| &m.args).map(|a| ArgView {
+                nodes: a.nodes.placed_at(n),
+                ..a.clone()
+            }));
+        } else {
+            let before = self.reports;
+            let arg_maps = list
+                .into_iter()
+                .flat_map(|n| doc.children(n))
+                .filter(|&n| matches!(doc.raw(n), Some(Raw::Map(_))));
+            // The slots of the previous kernel's arguments are overwritten
+            // in place (moving whole views showed as memcpy in profiles).
+            let mut count = 0;
+            for (i, an) in arg_maps.enumerate() {
+                let what = ArgWhat {
+                    kernel: &what,
+                    index: i,
+                };
+                self.scan(an, Level::Arg, &what, af);
+                if args.len() <= count {
+                    args.push(ArgView::new());
+                }
+                if let Some(a) = args.get_mut(count) {
+                    a.fill(af);
+                }
+                count += 1;
             }
-            count += 1;
+            args.truncate(count);
+            if let Some((n, b)) = key.filter(|_| self.reports == before) {
+                self.memo.remember(doc, b, n, args);
+            }
         }
-        args.truncate(count);
         self.kernel_rules(&k, f, &what);
-        self.arg_rules(&k, args, &what);
+        if quiet_for == Some(kss) {
+            self.value_type_infos(args, &what);
+        } else {
+            let before = self.reports;
+            self.arg_rules(&k, args, &what);
+            let infos = args
+                .iter()
+                .filter(|a| a.has(kdef!(arg ".value_type")))
+                .count();
+            if self.reports - before == infos {
+                if let Some((_, b)) = key {
+                    self.memo.quiet(b, kss);
+                }
+            }
+        }
         k
     }
 
@@ -1958,11 +2125,7 @@ impl<'a> Checker<'_, 'a> {
                 index: i,
             };
             let kind = a.kind();
-            if a.has(kdef!(arg ".value_type")) {
-                self.report_lazy(&ARG_VALUE_TYPE, af.get(kdef!(arg ".value_type")), || {
-                    format!("{what}: deprecated .value_type")
-                });
-            }
+            self.value_type_info(a, &what);
             if let Some(kind) = kind {
                 self.arg_kind_rules(a, kind, &what);
             }
@@ -2019,6 +2182,50 @@ impl<'a> Checker<'_, 'a> {
         }
         self.hidden_layout(args, what);
         self.overlaps(args, what);
+    }
+
+    /// `metadata.arg.value_type` for argument `a`, named `what`.
+    fn value_type_info(&mut self, a: &ArgView<'_>, what: &ArgWhat<'_>) {
+        if let Some(n) = a.nodes.get(kdef!(arg ".value_type")) {
+            self.report_lazy(&ARG_VALUE_TYPE, Some(n), || {
+                format!("{what}: deprecated .value_type")
+            });
+        }
+    }
+
+    /// What [`Checker::arg_rules`] reports for a remembered argument list
+    /// that broke no argument rule: the `.value_type` infos, in order.
+    fn value_type_infos(&mut self, args: &[ArgView<'_>], what: &dyn fmt::Display) {
+        for (i, a) in args.iter().enumerate() {
+            let what = ArgWhat {
+                kernel: what,
+                index: i,
+            };
+            self.value_type_info(a, &what);
+        }
+    }
+
+    /// [`Checker::value_type_infos`] for remembered list `li` placed at
+    /// node `list`.
+    fn remembered_value_type_infos(&mut self, li: usize, list: Node, what: &dyn fmt::Display) {
+        let count = self.memo.lists.get(li).map_or(0, |m| m.args.len());
+        for i in 0..count {
+            let node = self
+                .memo
+                .lists
+                .get(li)
+                .and_then(|m| m.args.get(i))
+                .and_then(|a| a.nodes.placed_at(list).get(kdef!(arg ".value_type")));
+            if let Some(n) = node {
+                let what = ArgWhat {
+                    kernel: what,
+                    index: i,
+                };
+                self.report_lazy(&ARG_VALUE_TYPE, Some(n), || {
+                    format!("{what}: deprecated .value_type")
+                });
+            }
+        }
     }
 
     fn arg_kind_rules(&mut self, a: &ArgView<'_>, kind: ValueKind, what: &dyn fmt::Display) {
@@ -2343,7 +2550,7 @@ pub(crate) fn printf_ok(s: &str) -> bool {
 /// the file. Returns the model if the description decodes to a map (even
 /// if it breaks rules), `None` otherwise.
 pub fn check(desc: &[u8], desc_offset: u64, ctx: &Context, sink: &mut Sink) -> Option<Metadata> {
-    let parts = check_parts(desc, desc_offset, ctx, sink, true)?;
+    let parts = check_parts(desc, desc_offset, ctx, sink, true, &mut Memo::default())?;
     missing_target(std::slice::from_ref(&parts.root), ctx.cov, sink);
     parts.model
 }
@@ -2371,15 +2578,18 @@ pub(crate) fn missing_target(
 
 /// Like [`check`] (the same violations), returning what the whole-object
 /// check needs of each kernel, and the owned model only when `full`.
-/// `None` unless the description decodes to a map.
+/// `None` unless the description decodes to a map. `memo` carries the
+/// argument lists checked in earlier notes of the same object (and
+/// context).
 pub(crate) fn check_parts<'a>(
     desc: &'a [u8],
     desc_offset: u64,
     ctx: &Context,
     sink: &mut Sink,
     full: bool,
+    memo: &mut Memo<'a>,
 ) -> Option<Parts<'a>> {
-    let (doc, used) = match msgpack::decode_flat(desc) {
+    let (doc, used) = match msgpack::decode_flat_with(desc, &memo.templates) {
         Ok(d) => d,
         Err(e) => {
             let at = u64::try_from(e.offset)
@@ -2400,6 +2610,8 @@ pub(crate) fn check_parts<'a>(
         doc: &doc,
         full,
         hints: [[0; HINTS]; 3],
+        memo,
+        reports: 0,
     };
     if used < desc.len() {
         let n = desc.len() - used;
@@ -2447,15 +2659,28 @@ impl Checker<'_, '_> {
         // or argument list of another kind (a map of maps, say) is reported
         // as the wrong type and its maps are left to this walk.
         let is_array = |n: Node| matches!(doc.raw(n), Some(Raw::Array(_)));
-        let mut walked: Vec<Node> = vec![0];
-        if let Some(ks) = doc.map_get(0, "amdhsa.kernels").filter(|&n| is_array(n)) {
-            for k in doc.children(ks).filter(|&k| doc.is_map(k)) {
-                walked.push(k);
-                if let Some(args) = doc.map_get(k, ".args").filter(|&n| is_array(n)) {
-                    walked.extend(doc.children(args).filter(|&a| doc.is_map(a)));
+        let walk = |visit: &mut dyn FnMut(Node)| {
+            visit(0);
+            if let Some(ks) = doc.map_get(0, "amdhsa.kernels").filter(|&n| is_array(n)) {
+                for k in doc.children(ks).filter(|&k| doc.is_map(k)) {
+                    visit(k);
+                    if let Some(args) = doc.map_get(k, ".args").filter(|&n| is_array(n)) {
+                        doc.children(args)
+                            .filter(|&a| doc.is_map(a))
+                            .for_each(&mut *visit);
+                    }
                 }
             }
+        };
+        // The walked maps are distinct: when they are all the maps, as in
+        // what LLVM writes, there is nothing else to look at.
+        let mut count = 0;
+        walk(&mut |_| count += 1);
+        if count == doc.map_count() {
+            return;
         }
+        let mut walked: Vec<Node> = Vec::with_capacity(count);
+        walk(&mut |m| walked.push(m));
         walked.sort_unstable();
         let mut seen: HashSet<Vec<u8>> = HashSet::new();
         for map in (0..doc.items().len()).filter(|&i| doc.is_map(i)) {

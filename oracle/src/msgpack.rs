@@ -367,6 +367,10 @@ pub struct Flat<'a> {
     bytes: &'a [u8],
     items: Vec<Item>,
     first_ext: Option<usize>,
+    /// Bytes the value took.
+    used: usize,
+    /// How many items are maps.
+    maps: usize,
 }
 
 thread_local! {
@@ -403,6 +407,19 @@ impl Drop for Flat<'_> {
 /// read, so a value reaching past it is truncated. ELF note descriptions,
 /// whose size field is 32-bit, always fit.
 pub fn decode_flat(bytes: &[u8]) -> Result<(Flat<'_>, usize), DecodeError> {
+    decode_flat_with(bytes, &[])
+}
+
+/// [`decode_flat`], taking each array or map whose encoding is one of
+/// `templates` (decoded before, from any input) from the template rather
+/// than decoding it again. The result is the same: an encoding is one
+/// value, prefix-free, so bytes that start with a template's bytes start
+/// with that very value. Tensile libraries carry one metadata note per
+/// kernel with a handful of argument lists between thousands of notes.
+pub fn decode_flat_with<'a>(
+    bytes: &'a [u8],
+    templates: &[Template<'_>],
+) -> Result<(Flat<'a>, usize), DecodeError> {
     let bytes = bytes.get(..u32::MAX as usize).unwrap_or(bytes);
     let mut d = Decoder::new(bytes, false);
     let mut items = SPARE.try_with(|s| s.take()).unwrap_or_default();
@@ -421,82 +438,97 @@ pub fn decode_flat(bytes: &[u8]) -> Result<(Flat<'_>, usize), DecodeError> {
     // is the document itself, one value long, marked by index `usize::MAX`.
     let (mut cur, mut left) = (usize::MAX, 1usize);
     // The enclosing ones, outermost first (the document's marker at the
-    // bottom), so `open.len()` is the number of open containers.
-    let mut open: Vec<(usize, usize)> = Vec::new();
+    // bottom), so `depth` is the number of open containers: a fixed
+    // array, as the depth is bounded, saves an allocation per document.
+    let mut open = [(usize::MAX, 1usize); MAX_DEPTH];
+    let mut depth = 0usize;
     // Offsets and indices fit u32: the input does, and every item takes at
     // least one byte of it.
     let narrow = |x: usize| u32::try_from(x).unwrap_or(u32::MAX);
+    let mut maps = 0usize;
     loop {
         let start = d.pos;
         let idx = items.len();
-        // The formats metadata is made of, decoded inline; everything else
-        // (and any truncated value) goes through `head`.
-        let fast = match bytes.get(start).copied() {
-            Some(b @ 0x00..=0x7f) => Some((Kind::UInt, u64::from(b), None, 1)),
-            Some(b @ 0xa0..=0xbf) => {
-                let len = usize::from(b & 0x1f);
-                (start + 1 + len <= bytes.len()).then(|| {
-                    let val = (start + 1) as u64 | (len as u64) << 32;
-                    (Kind::Str, val, None, 1 + len)
-                })
-            }
-            Some(0xd9) => bytes.get(start + 1).and_then(|&l| {
-                let len = usize::from(l);
-                (start + 2 + len <= bytes.len()).then(|| {
-                    let val = (start + 2) as u64 | (len as u64) << 32;
-                    (Kind::Str, val, None, 2 + len)
-                })
-            }),
-            Some(b @ 0x80..=0x8f) => {
-                let n = usize::from(b & 0x0f);
-                Some((Kind::Map, n as u64, Some(2 * n), 1))
-            }
-            Some(b @ 0x90..=0x9f) => {
-                let n = usize::from(b & 0x0f);
-                Some((Kind::Array, n as u64, Some(n), 1))
-            }
-            Some(b @ (0xc2 | 0xc3)) => Some((Kind::Bool, u64::from(b & 1), None, 1)),
-            _ => None,
-        };
-        let (kind, val, tag, children) = if let Some((kind, val, children, len)) = fast {
-            d.pos = start + len;
-            (kind, val, 0, children)
+        if let Some(t) = template_at(bytes, start, depth, templates) {
+            // The value, placed here; then it is complete (below).
+            let (at, first) = (narrow(start), narrow(idx));
+            items.extend(t.items.iter().map(|it| it.placed(at, first)));
+            maps += t.maps;
+            d.pos = start + t.bytes.len();
         } else {
-            let raw = d.head()?;
-            let payload = |p: &[u8]| (d.pos - p.len()) as u64 | (p.len() as u64) << 32;
-            match raw {
-                Raw::Nil => (Kind::Nil, 0, 0, None),
-                Raw::Bool(b) => (Kind::Bool, u64::from(b), 0, None),
-                Raw::Int(i) => (Kind::Int, i as u64, 0, None),
-                Raw::UInt(u) => (Kind::UInt, u, 0, None),
-                Raw::F32(f) => (Kind::F32, u64::from(f.to_bits()), 0, None),
-                Raw::F64(f) => (Kind::F64, f.to_bits(), 0, None),
-                Raw::Str(p) => (Kind::Str, payload(p), 0, None),
-                Raw::Bin(p) => (Kind::Bin, payload(p), 0, None),
-                Raw::Ext(t, p) => (Kind::Ext, payload(p), t, None),
-                Raw::Array(n) => (Kind::Array, n as u64, 0, Some(n)),
-                Raw::Map(n) => (Kind::Map, n as u64, 0, Some(n.saturating_mul(2))),
+            // The formats metadata is made of, decoded inline; everything else
+            // (and any truncated value) goes through `head`.
+            let fast = match bytes.get(start).copied() {
+                Some(b @ 0x00..=0x7f) => Some((Kind::UInt, u64::from(b), None, 1)),
+                Some(b @ 0xa0..=0xbf) => {
+                    let len = usize::from(b & 0x1f);
+                    (start + 1 + len <= bytes.len()).then(|| {
+                        let val = (start + 1) as u64 | (len as u64) << 32;
+                        (Kind::Str, val, None, 1 + len)
+                    })
+                }
+                Some(0xd9) => bytes.get(start + 1).and_then(|&l| {
+                    let len = usize::from(l);
+                    (start + 2 + len <= bytes.len()).then(|| {
+                        let val = (start + 2) as u64 | (len as u64) << 32;
+                        (Kind::Str, val, None, 2 + len)
+                    })
+                }),
+                Some(b @ 0x80..=0x8f) => {
+                    let n = usize::from(b & 0x0f);
+                    Some((Kind::Map, n as u64, Some(2 * n), 1))
+                }
+                Some(b @ 0x90..=0x9f) => {
+                    let n = usize::from(b & 0x0f);
+                    Some((Kind::Array, n as u64, Some(n), 1))
+                }
+                Some(b @ (0xc2 | 0xc3)) => Some((Kind::Bool, u64::from(b & 1), None, 1)),
+                _ => None,
+            };
+            let (kind, val, tag, children) = if let Some((kind, val, children, len)) = fast {
+                d.pos = start + len;
+                (kind, val, 0, children)
+            } else {
+                let raw = d.head()?;
+                let payload = |p: &[u8]| (d.pos - p.len()) as u64 | (p.len() as u64) << 32;
+                match raw {
+                    Raw::Nil => (Kind::Nil, 0, 0, None),
+                    Raw::Bool(b) => (Kind::Bool, u64::from(b), 0, None),
+                    Raw::Int(i) => (Kind::Int, i as u64, 0, None),
+                    Raw::UInt(u) => (Kind::UInt, u, 0, None),
+                    Raw::F32(f) => (Kind::F32, u64::from(f.to_bits()), 0, None),
+                    Raw::F64(f) => (Kind::F64, f.to_bits(), 0, None),
+                    Raw::Str(p) => (Kind::Str, payload(p), 0, None),
+                    Raw::Bin(p) => (Kind::Bin, payload(p), 0, None),
+                    Raw::Ext(t, p) => (Kind::Ext, payload(p), t, None),
+                    Raw::Array(n) => (Kind::Array, n as u64, 0, Some(n)),
+                    Raw::Map(n) => (Kind::Map, n as u64, 0, Some(n.saturating_mul(2))),
+                }
+            };
+            if children.is_some() && depth >= MAX_DEPTH {
+                return Err(d.err(start, DecodeErrorKind::TooDeep));
             }
-        };
-        if children.is_some() && open.len() >= MAX_DEPTH {
-            return Err(d.err(start, DecodeErrorKind::TooDeep));
-        }
-        // A container's end starts as its own index plus one (right for an
-        // empty one) and is set when its last value is read.
-        let val = match children {
-            Some(_) => (val & 0xffff_ffff) | u64::from(narrow(idx + 1)) << 32,
-            None => val,
-        };
-        items.push(Item {
-            val,
-            offset: narrow(start),
-            kind,
-            tag,
-        });
-        if let Some(n) = children.filter(|&n| n > 0) {
-            open.push((cur, left));
-            (cur, left) = (idx, n);
-            continue;
+            // A container's end starts as its own index plus one (right for an
+            // empty one) and is set when its last value is read.
+            let val = match children {
+                Some(_) => (val & 0xffff_ffff) | u64::from(narrow(idx + 1)) << 32,
+                None => val,
+            };
+            items.push(Item {
+                val,
+                offset: narrow(start),
+                kind,
+                tag,
+            });
+            maps += usize::from(kind == Kind::Map);
+            if let Some(n) = children.filter(|&n| n > 0) {
+                if let Some(slot) = open.get_mut(depth) {
+                    *slot = (cur, left);
+                }
+                depth += 1;
+                (cur, left) = (idx, n);
+                continue;
+            }
         }
         // A value is complete: count it against the open containers,
         // closing each one whose last value this was.
@@ -511,6 +543,8 @@ pub fn decode_flat(bytes: &[u8]) -> Result<(Flat<'_>, usize), DecodeError> {
                         bytes,
                         items,
                         first_ext: d.first_ext,
+                        used: d.pos,
+                        maps,
                     },
                     d.pos,
                 ));
@@ -520,12 +554,142 @@ pub fn decode_flat(bytes: &[u8]) -> Result<(Flat<'_>, usize), DecodeError> {
                 it.val = (it.val & 0xffff_ffff) | end << 32;
             }
             // The document's marker is always below an open container.
-            (cur, left) = open.pop().unwrap_or((usize::MAX, 1));
+            depth = depth.saturating_sub(1);
+            (cur, left) = open.get(depth).copied().unwrap_or((usize::MAX, 1));
         }
     }
 }
 
+/// An array or map decoded before, kept for [`decode_flat_with`]: its
+/// encoding, and its items placed as if it were a whole document (offsets
+/// from its first byte, indices from its first item).
+#[derive(Debug, Clone)]
+pub struct Template<'a> {
+    bytes: &'a [u8],
+    items: Vec<Item>,
+    /// How many of the items are maps.
+    maps: usize,
+    /// Containers open at its deepest point, itself included.
+    depth: usize,
+}
+
+impl Template<'_> {
+    /// The encoded value.
+    pub fn bytes(&self) -> &[u8] {
+        self.bytes
+    }
+
+    /// Its items (one per value).
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    /// Never true: a template holds at least its array or map.
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+}
+
+/// The template whose encoding starts at `start`, if one can be placed at
+/// nesting `depth` within [`MAX_DEPTH`] (else the value is decoded, and
+/// refused, as usual).
+#[inline]
+fn template_at<'t, 'b>(
+    bytes: &[u8],
+    start: usize,
+    depth: usize,
+    templates: &'t [Template<'b>],
+) -> Option<&'t Template<'b>> {
+    if templates.is_empty() {
+        return None;
+    }
+    // Only arrays and maps are templates: most values are passed over on
+    // their first byte.
+    let first = *bytes.get(start)?;
+    if !matches!(first, 0x80..=0x9f | 0xdc..=0xdf) {
+        return None;
+    }
+    let rest = bytes.get(start..)?;
+    templates
+        .iter()
+        .find(|t| rest.starts_with(t.bytes) && depth + t.depth <= MAX_DEPTH)
+}
+
+impl Item {
+    /// This item of a [`Template`], placed at byte offset `at` and item
+    /// index `first`.
+    #[inline]
+    fn placed(self, at: u32, first: u32) -> Item {
+        let low = self.val & 0xffff_ffff;
+        let high = self.val >> 32;
+        let val = match self.kind {
+            Kind::Str | Kind::Bin | Kind::Ext => (low + u64::from(at)) | high << 32,
+            Kind::Array | Kind::Map => low | (high + u64::from(first)) << 32,
+            _ => self.val,
+        };
+        Item {
+            val,
+            offset: self.offset + at,
+            ..self
+        }
+    }
+
+    /// The inverse of [`Item::placed`].
+    fn unplaced(self, at: u32, first: u32) -> Option<Item> {
+        let low = self.val & 0xffff_ffff;
+        let high = self.val >> 32;
+        let val = match self.kind {
+            Kind::Str | Kind::Bin | Kind::Ext => low.checked_sub(u64::from(at))? | high << 32,
+            Kind::Array | Kind::Map => low | high.checked_sub(u64::from(first))? << 32,
+            _ => self.val,
+        };
+        Some(Item {
+            val,
+            offset: self.offset.checked_sub(at)?,
+            ..self
+        })
+    }
+}
+
 impl<'a> Flat<'a> {
+    /// Item `i` and its subtree as a [`Template`], if it is an array or a
+    /// map with no extension value in it (a document's first extension is
+    /// recorded while decoding; metadata has none).
+    pub fn template(&self, i: usize) -> Option<Template<'a>> {
+        let root = self.items.get(i)?;
+        if !matches!(root.kind, Kind::Array | Kind::Map) {
+            return None;
+        }
+        let bytes = self.subtree_bytes(i)?;
+        let sub = self.items.get(i..root.end(i))?;
+        let (at, first) = (root.offset, u32::try_from(i).ok()?);
+        // Ends of the containers open at each item, to find the depth.
+        let mut ends: Vec<usize> = Vec::new();
+        let (mut maps, mut depth) = (0, 0);
+        let mut items = Vec::with_capacity(sub.len());
+        for (j, it) in sub.iter().enumerate() {
+            while ends.last().is_some_and(|&e| e <= i + j) {
+                ends.pop();
+            }
+            match it.kind {
+                Kind::Ext => return None,
+                Kind::Array | Kind::Map => {
+                    ends.push(it.end(i + j));
+                    depth = depth.max(ends.len());
+                    maps += usize::from(it.kind == Kind::Map);
+                }
+                _ => {}
+            }
+            items.push(it.unplaced(at, first)?);
+        }
+        Some(Template {
+            bytes,
+            items,
+            maps,
+            depth,
+        })
+    }
+
     /// Every value, in pre-order; the root is item 0.
     pub fn items(&self) -> &[Item] {
         &self.items
@@ -573,6 +737,22 @@ impl<'a> Flat<'a> {
     /// Offset of the format byte of the first extension value in pre-order.
     pub fn first_ext(&self) -> Option<usize> {
         self.first_ext
+    }
+
+    /// How many items are maps.
+    pub fn map_count(&self) -> usize {
+        self.maps
+    }
+
+    /// The encoded bytes of item `i` and its subtree. Two subtrees with
+    /// the same bytes decode to the same items, in the same order.
+    pub fn subtree_bytes(&self, i: usize) -> Option<&'a [u8]> {
+        let start = self.items.get(i)?.offset();
+        let end = match self.items.get(self.items.get(i)?.end(i)) {
+            Some(next) => next.offset(),
+            None => self.used,
+        };
+        self.bytes.get(start..end)
     }
 
     /// Indices of the direct children of item `i`: array elements, or map
@@ -1320,6 +1500,54 @@ mod tests {
         assert_eq!(flat.children(99).count(), 0);
     }
 
+    /// Every array and map of `bytes` as a template.
+    fn templates_of(bytes: &[u8]) -> Vec<Template<'_>> {
+        decode_flat(bytes)
+            .map(|(f, _)| (0..f.items().len()).filter_map(|i| f.template(i)).collect())
+            .unwrap_or_default()
+    }
+
+    /// `decode_flat_with` gives exactly what `decode_flat` gives: the same
+    /// items, first extension, map count and length, or the same error.
+    fn templates_agree(bytes: &[u8], templates: &[Template<'_>]) -> Result<(), TestCaseError> {
+        match (decode_flat(bytes), decode_flat_with(bytes, templates)) {
+            (Ok((a, used)), Ok((b, used2))) => {
+                prop_assert_eq!(used, used2);
+                prop_assert_eq!(a.items(), b.items());
+                prop_assert_eq!(a.first_ext(), b.first_ext());
+                prop_assert_eq!(a.map_count(), b.map_count());
+            }
+            (Err(a), Err(b)) => prop_assert_eq!(a, b),
+            (a, b) => prop_assert!(
+                false,
+                "plain {:?} vs templates {:?}",
+                a.map(|x| x.1),
+                b.map(|x| x.1)
+            ),
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn templates_respect_the_depth_limit() {
+        // A template ten arrays deep, met where only five more fit.
+        let mut inner = vec![0x91u8; 10];
+        inner.push(0xc0);
+        let templates = templates_of(&inner);
+        assert_eq!(templates.first().map(|t| t.depth), Some(10));
+        let mut doc = vec![0x91u8; MAX_DEPTH - 5];
+        doc.extend_from_slice(&inner);
+        let e = decode_flat_with(&doc, &templates).unwrap_err();
+        assert_eq!(e, decode_flat(&doc).unwrap_err());
+        assert_eq!(e.kind, DecodeErrorKind::TooDeep);
+        // Where it fits, it is used and changes nothing.
+        let mut doc = vec![0x91u8; MAX_DEPTH - 10];
+        doc.extend_from_slice(&inner);
+        let (a, _) = decode_flat(&doc).unwrap();
+        let (b, _) = decode_flat_with(&doc, &templates).unwrap();
+        assert_eq!(a.items(), b.items());
+    }
+
     #[test]
     fn flat_depth_limit_matches() {
         let mut deep = vec![0x91u8; MAX_DEPTH];
@@ -1367,6 +1595,28 @@ mod tests {
             let mut bytes = encode(&v);
             bytes.extend_from_slice(&junk);
             flat_agrees(&bytes)?;
+        }
+
+        #[test]
+        fn templates_change_nothing(
+            v in arb_value(),
+            w in arb_value(),
+            junk in proptest::collection::vec(any::<u8>(), 0..4),
+            cut in any::<prop::sample::Index>(),
+        ) {
+            let first = encode(&v);
+            let templates = templates_of(&first);
+            templates_agree(&first, &templates)?;
+            // The values again, elsewhere and at other depths, in another
+            // document; then that document cut short.
+            let mut other = encode(&Value::Array(vec![
+                w.clone(),
+                v.clone(),
+                Value::Map(vec![(v, w)]),
+            ]));
+            other.extend_from_slice(&junk);
+            templates_agree(&other, &templates)?;
+            templates_agree(&other[..cut.index(other.len())], &templates)?;
         }
 
         #[test]

@@ -163,7 +163,10 @@ pub struct Sink {
     /// kept-bytes bound (see [`KEPT_BYTES_PER_INPUT_BYTE`]), which are
     /// counted in [`Sink::omitted`].
     pub violations: Vec<Violation>,
-    kernel: Option<String>,
+    /// The current kernel's name, if `has_kernel`: the buffer outlives
+    /// clearing, since checks set and clear the kernel around every one.
+    kernel: String,
+    has_kernel: bool,
     /// Findings kept so far, per rule (few rules fire on one object, so a
     /// list beats a map).
     kept: Vec<(&'static Rule, usize)>,
@@ -198,7 +201,8 @@ impl Sink {
     fn with_bound(max_kept_bytes: usize) -> Self {
         Self {
             violations: Vec::new(),
-            kernel: None,
+            kernel: String::new(),
+            has_kernel: false,
             kept: Vec::new(),
             omitted: Vec::new(),
             kept_bytes: 0,
@@ -210,14 +214,15 @@ impl Sink {
     pub fn set_kernel(&mut self, kernel: Option<&str>) {
         // Checks set and clear the kernel around every kernel; reuse the
         // buffer rather than allocate each time.
-        match (kernel, &mut self.kernel) {
-            (Some(k), Some(cur)) => {
-                if cur != k {
-                    cur.clear();
-                    cur.push_str(k);
+        match kernel {
+            Some(k) => {
+                if self.kernel != k {
+                    self.kernel.clear();
+                    self.kernel.push_str(k);
                 }
+                self.has_kernel = true;
             }
-            (k, cur) => *cur = k.map(str::to_owned),
+            None => self.has_kernel = false,
         }
     }
 
@@ -260,7 +265,11 @@ impl Sink {
         // What the finding holds on the heap, and its share of the vector.
         let size = std::mem::size_of::<Violation>()
             + message.capacity()
-            + self.kernel.as_ref().map_or(0, String::len);
+            + if self.has_kernel {
+                self.kernel.len()
+            } else {
+                0
+            };
         let within = self.kept_bytes.saturating_add(size) <= self.max_kept_bytes;
         let first_of_rule = kept == 0 && size <= FIRST_OF_RULE_BYTES;
         if !(within || first_of_rule) {
@@ -273,7 +282,7 @@ impl Sink {
             severity: rule.severity,
             message,
             offset,
-            kernel: self.kernel.clone(),
+            kernel: self.has_kernel.then(|| self.kernel.clone()),
         });
     }
 

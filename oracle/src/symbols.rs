@@ -87,6 +87,18 @@ pub const STT_AMDGPU_HSA_KERNEL: u8 = 10;
 /// `R_AMDGPU_REL64`.
 pub const R_AMDGPU_REL64: u32 = 5;
 const SYM_SIZE: u64 = 24;
+/// [`Table`]'s name length of a symbol whose name is unreadable.
+const NO_NAME: u32 = u32::MAX;
+/// [`Table`]'s name length of a symbol whose name is too long to record
+/// (found again when needed).
+const LONG_NAME: u32 = u32::MAX - 1;
+/// The suffix that makes a symbol a kernel descriptor's (`NAME.kd`).
+const KD_SUFFIX: &str = ".kd";
+
+/// The kernel name of descriptor symbol name `kd` (`NAME.kd`).
+fn kd_stem(kd: &str) -> &str {
+    kd.strip_suffix(KD_SUFFIX).unwrap_or(kd)
+}
 const RELA_SIZE: u64 = 24;
 
 /// One symbol table entry, its name borrowed from the string table.
@@ -118,61 +130,144 @@ pub struct Symbols<'a> {
     pub symbols: Vec<Symbol<'a>>,
 }
 
-/// Reads `.symtab` (or `.dynsym`), checking the table rules.
+/// Reads `.symtab` (or `.dynsym`), checking the table rules, and decodes
+/// every entry (see [`Table`] for reading only what the check needs).
 pub fn read<'a>(elf: &Elf<'a>, sink: &mut Sink) -> Symbols<'a> {
-    let table = elf
-        .sections
-        .iter()
-        .find(|s| s.sh_type == SHT_SYMTAB)
-        .or_else(|| elf.sections.iter().find(|s| s.sh_type == SHT_DYNSYM));
-    let Some(t) = table else {
-        return Symbols::default();
-    };
-    let hdr = elf.header.shoff + t.index as u64 * 64;
-    if t.entsize != SYM_SIZE || t.size % SYM_SIZE != 0 {
-        sink.report_at(
-            &TABLE,
-            hdr,
-            format!(
-                "symbol table '{}' has entsize {} and size {} (need 24 and a multiple of 24)",
-                t.name, t.entsize, t.size
-            ),
-        );
+    let t = Table::read(elf, sink);
+    Symbols {
+        table: t.index,
+        symbols: (0..t.len()).filter_map(|i| t.symbol(i)).collect(),
     }
-    let (Some(data), Some(strtab)) = (
-        t.data(elf.data),
-        elf.sections
-            .get(t.link as usize)
-            .filter(|s| s.sh_type == elf::SHT_STRTAB)
-            .and_then(|s| s.data(elf.data)),
-    ) else {
-        sink.report_at(
-            &TABLE,
-            hdr,
-            format!(
-                "symbol table '{}' or its string table (section {}) is not readable",
-                t.name, t.link
-            ),
-        );
-        return Symbols {
-            table: Some(t.index),
-            symbols: Vec::new(),
+}
+
+/// The object's main symbol table (`.symtab`, or `.dynsym` when the
+/// object is stripped), its table rules checked, with entries left in the
+/// file and decoded into [`Symbol`]s on demand. Tensile objects hold
+/// hundreds of thousands of local label symbols, of which the check needs
+/// only each name's validity and length: decoding all of them into a
+/// vector took more time (and fresh pages) than the rest of the symbol
+/// checks.
+#[derive(Debug, Default)]
+pub struct Table<'a> {
+    /// Section index of the table, if the object has one.
+    pub index: Option<usize>,
+    /// The entries (a multiple of 24 bytes; a partial last entry is left
+    /// out).
+    entries: &'a [u8],
+    names: Names<'a>,
+    /// Indices of the descriptor symbols: a name `NAME.kd` with `NAME` not
+    /// empty, and a type other than `STT_SECTION`.
+    kd: Vec<usize>,
+    /// Each symbol's name length ([`NO_NAME`] for an unreadable name,
+    /// [`LONG_NAME`] past what 32 bits hold), found once: with it, symbols
+    /// that cannot have a kernel's name are passed over, and the others'
+    /// names are not searched again.
+    lens: Vec<u32>,
+}
+
+impl<'a> Table<'a> {
+    /// Finds the table and checks it (`symbol.table`, and `symbol.name`
+    /// for every entry).
+    pub fn read(elf: &Elf<'a>, sink: &mut Sink) -> Table<'a> {
+        let table = elf
+            .sections
+            .iter()
+            .find(|s| s.sh_type == SHT_SYMTAB)
+            .or_else(|| elf.sections.iter().find(|s| s.sh_type == SHT_DYNSYM));
+        let Some(t) = table else {
+            return Table::default();
         };
-    };
-    let mut symbols = Vec::with_capacity(data.len() / SYM_SIZE as usize);
-    let mut bad_names = 0usize;
-    // A string table that is UTF-8 as a whole (as every one LLVM writes
-    // is) is validated once, not name by name: Tensile objects hold tens of
-    // thousands of local label symbols, and per-name validation was a tenth
-    // of `check`'s time on them.
-    let names = Names::new(strtab);
-    for (i, e) in data.chunks_exact(SYM_SIZE as usize).enumerate() {
+        let hdr = elf.header.shoff + t.index as u64 * 64;
+        if t.entsize != SYM_SIZE || t.size % SYM_SIZE != 0 {
+            sink.report_at(
+                &TABLE,
+                hdr,
+                format!(
+                    "symbol table '{}' has entsize {} and size {} (need 24 and a multiple of 24)",
+                    t.name, t.entsize, t.size
+                ),
+            );
+        }
+        let (Some(data), Some(strtab)) = (
+            t.data(elf.data),
+            elf.sections
+                .get(t.link as usize)
+                .filter(|s| s.sh_type == elf::SHT_STRTAB)
+                .and_then(|s| s.data(elf.data)),
+        ) else {
+            sink.report_at(
+                &TABLE,
+                hdr,
+                format!(
+                    "symbol table '{}' or its string table (section {}) is not readable",
+                    t.name, t.link
+                ),
+            );
+            return Table {
+                index: Some(t.index),
+                ..Table::default()
+            };
+        };
+        let entries = data
+            .get(..data.len() - data.len() % SYM_SIZE as usize)
+            .unwrap_or_default();
+        let names = Names::new(strtab);
+        let mut kd = Vec::new();
+        let mut lens = Vec::with_capacity(entries.len() / SYM_SIZE as usize);
+        let mut bad_names = 0usize;
+        for (i, e) in entries.chunks_exact(SYM_SIZE as usize).enumerate() {
+            let off = elf::le_u32(e, 0).unwrap_or(0) as usize;
+            let Some(len) = names.len_at(off) else {
+                bad_names += 1;
+                lens.push(NO_NAME);
+                continue;
+            };
+            lens.push(u32::try_from(len).unwrap_or(LONG_NAME).min(LONG_NAME));
+            if len > KD_SUFFIX.len()
+                && names.bytes.get(off + len - KD_SUFFIX.len()..off + len)
+                    == Some(KD_SUFFIX.as_bytes())
+                && e[4] & 0xf != STT_SECTION
+            {
+                kd.push(i);
+            }
+        }
+        if bad_names > 0 {
+            sink.report_at(
+                &NAME,
+                t.offset,
+                format!("{bad_names} symbols of '{}' have a name outside the string table or not valid UTF-8", t.name),
+            );
+        }
+        Table {
+            index: Some(t.index),
+            entries,
+            names,
+            kd,
+            lens,
+        }
+    }
+
+    /// Number of entries.
+    pub fn len(&self) -> usize {
+        self.lens.len()
+    }
+
+    /// True if the table has no entries (or there is no table).
+    pub fn is_empty(&self) -> bool {
+        self.lens.is_empty()
+    }
+
+    /// Entry `i`, decoded (its name "" if unreadable).
+    pub fn symbol(&self, i: usize) -> Option<Symbol<'a>> {
+        let size = SYM_SIZE as usize;
+        let e = self.entries.get(i.checked_mul(size)?..)?.get(..size)?;
         let name_off = elf::le_u32(e, 0).unwrap_or(0) as usize;
-        let name = names.get(name_off).unwrap_or_else(|| {
-            bad_names += 1;
-            ""
-        });
-        symbols.push(Symbol {
+        let name = match self.lens.get(i).copied() {
+            Some(NO_NAME) => "",
+            Some(len) if len < LONG_NAME => self.names.slice(name_off, len as usize),
+            _ => self.names.get(name_off).unwrap_or(""),
+        };
+        Some(Symbol {
             index: i,
             name,
             value: elf::le_u64(e, 8).unwrap_or(0),
@@ -180,18 +275,27 @@ pub fn read<'a>(elf: &Elf<'a>, sink: &mut Sink) -> Symbols<'a> {
             sym_type: e[4] & 0xf,
             bind: e[4] >> 4,
             shndx: elf::le_u16(e, 6).unwrap_or(0),
-        });
+        })
     }
-    if bad_names > 0 {
-        sink.report_at(
-            &NAME,
-            t.offset,
-            format!("{bad_names} symbols of '{}' have a name outside the string table or not valid UTF-8", t.name),
-        );
-    }
-    Symbols {
-        table: Some(t.index),
-        symbols,
+
+    /// Finds kernels (every `NAME.kd` symbol) and checks descriptor
+    /// placement, as [`kernels`] does for a decoded table.
+    pub fn kernels(&self, elf: &Elf<'_>, sink: &mut Sink) -> Vec<KernelSymbols<'a>> {
+        let kds: Vec<Symbol<'a>> = self.kd.iter().filter_map(|&i| self.symbol(i)).collect();
+        let find = |entries: &mut EntryMap<'a>, lengths: &NameLengths| {
+            for (i, &l) in self.lens.iter().enumerate() {
+                if !lengths.has(l as u8) {
+                    continue;
+                }
+                let Some(e) = self.symbol(i).filter(|e| e.sym_type != STT_SECTION) else {
+                    continue;
+                };
+                if let Some(slot @ None) = entries.get_mut(e.name) {
+                    *slot = Some(e);
+                }
+            }
+        };
+        kernels_of(elf, &kds, find, sink)
     }
 }
 
@@ -209,6 +313,7 @@ fn cstr(table: &[u8], off: usize) -> Option<&str> {
 /// A string table's names: the table as one `str` when it is valid UTF-8
 /// (a name is then a slice between a character boundary and the next NUL,
 /// with nothing left to validate), else name by name with [`cstr`].
+#[derive(Debug, Default)]
 struct Names<'a> {
     bytes: &'a [u8],
     text: Option<&'a str>,
@@ -224,18 +329,49 @@ impl<'a> Names<'a> {
 
     /// The name at `off`, as [`cstr`] would give it.
     fn get(&self, off: usize) -> Option<&'a str> {
-        let Some(text) = self.text else {
-            return cstr(self.bytes, off);
+        let len = self.len_at(off)?;
+        Some(self.slice(off, len))
+    }
+
+    /// The length of the name at `off`, if [`cstr`] would give one.
+    /// Inlined into the loop over every symbol: the call cost as much as
+    /// the search.
+    #[inline(always)]
+    fn len_at(&self, off: usize) -> Option<usize> {
+        if self.text.is_none() {
+            return cstr(self.bytes, off).map(str::len);
+        }
+        let rest = self.bytes.get(off..)?;
+        let len = nul_at(rest)?;
+        // In valid UTF-8 a name starts a character unless its first byte
+        // continues one (0x80..=0xbf); the NUL ends one.
+        let continues = rest.first().is_some_and(|&b| (b as i8) < -0x40);
+        (!continues).then_some(len)
+    }
+
+    /// The name of `len` bytes at `off`, as [`Names::len_at`] measured it
+    /// ("" for any other range).
+    fn slice(&self, off: usize, len: usize) -> &'a str {
+        let Some(end) = off.checked_add(len) else {
+            return "";
         };
-        let len = nul_at(self.bytes.get(off..)?)?;
-        // `get` checks that `off` starts a character; the NUL ends one.
-        text.get(off..off + len)
+        match self.text {
+            Some(text) => text.get(off..end).unwrap_or(""),
+            None => self
+                .bytes
+                .get(off..end)
+                .and_then(|b| std::str::from_utf8(b).ok())
+                .unwrap_or(""),
+        }
     }
 }
 
 /// Index of the first NUL byte in `b`. Eight bytes at a time: most symbol
 /// names are short local labels, for which the standard library's search
-/// spends more on setting up than on searching.
+/// spends more on setting up than on searching. (A bit map of the whole
+/// string table's NULs, made once, cost more: much of the table is long
+/// names no symbol of interest needs.)
+#[inline(always)]
 fn nul_at(b: &[u8]) -> Option<usize> {
     const LOW: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
@@ -279,48 +415,81 @@ fn section_of<'e>(elf: &'e Elf, sym: &Symbol<'_>) -> Option<&'e Section> {
     elf.sections.get(sym.shndx as usize)
 }
 
+/// Kernel entry symbols by kernel name: the first non-section symbol of
+/// each name, as a linear search in table order would find.
+type EntryMap<'a> = HashMap<&'a str, Option<Symbol<'a>>, FastHash>;
+
+/// The lengths of the kernel names, modulo 256, as a bit set: symbols of
+/// other name lengths (local labels, mostly) are passed over without
+/// hashing their names.
+struct NameLengths([u64; 4]);
+
+impl NameLengths {
+    fn add(&mut self, len: usize) {
+        let l = len % 256;
+        self.0[l / 64] |= 1u64 << (l % 64);
+    }
+    fn has(&self, len_mod: u8) -> bool {
+        let l = usize::from(len_mod);
+        self.0[l / 64] & (1u64 << (l % 64)) != 0
+    }
+}
+
 /// Finds kernels (every `NAME.kd` symbol) and checks descriptor placement.
 pub fn kernels<'a>(elf: &Elf<'_>, syms: &Symbols<'a>, sink: &mut Sink) -> Vec<KernelSymbols<'a>> {
-    let mut out: Vec<KernelSymbols<'a>> = Vec::new();
-    // Objects hold hundreds of kernels among tens of thousands of symbols:
-    // look entry symbols up in a map built once, keyed by the kernel names
-    // only. `entries` keeps the first non-section symbol of each kernel
-    // name, as a linear search in table order would find. Symbols whose
-    // name length is no kernel name's (local labels, mostly) are passed
-    // over without hashing their names.
-    let mut entries: HashMap<&str, Option<&Symbol<'a>>, FastHash> = HashMap::default();
-    // Kernel name lengths modulo 256, as a bit set.
-    let mut lengths = [0u64; 4];
-    let length_bit = |len: usize| (len / 64 % 4, 1u64 << (len % 64));
-    for s in &syms.symbols {
-        if let Some(name) = s.name.strip_suffix(".kd") {
-            if !name.is_empty() && s.sym_type != STT_SECTION {
-                entries.insert(name, None);
-                let (w, bit) = length_bit(name.len());
-                lengths[w] |= bit;
-            }
-        }
-    }
-    if !entries.is_empty() {
+    let kds: Vec<Symbol<'a>> = syms
+        .symbols
+        .iter()
+        .filter(|s| {
+            s.name.len() > KD_SUFFIX.len()
+                && s.name.ends_with(KD_SUFFIX)
+                && s.sym_type != STT_SECTION
+        })
+        .copied()
+        .collect();
+    let find = |entries: &mut EntryMap<'a>, lengths: &NameLengths| {
         for e in syms.symbols.iter().filter(|e| e.sym_type != STT_SECTION) {
-            let (w, bit) = length_bit(e.name.len());
-            if lengths[w] & bit != 0 {
+            if lengths.has(e.name.len() as u8) {
                 if let Some(slot @ None) = entries.get_mut(e.name) {
-                    *slot = Some(e);
+                    *slot = Some(*e);
                 }
             }
         }
+    };
+    kernels_of(elf, &kds, find, sink)
+}
+
+/// The kernels of descriptor symbols `kds` (in table order); `find_entries`
+/// fills the entry map for the kernel names whose lengths it is given.
+fn kernels_of<'a>(
+    elf: &Elf<'_>,
+    kds: &[Symbol<'a>],
+    find_entries: impl FnOnce(&mut EntryMap<'a>, &NameLengths),
+    sink: &mut Sink,
+) -> Vec<KernelSymbols<'a>> {
+    let mut out: Vec<KernelSymbols<'a>> = Vec::with_capacity(kds.len());
+    // Objects hold hundreds of kernels among tens of thousands of symbols:
+    // look entry symbols up in a map built once, keyed by the kernel names
+    // only.
+    let mut entries: EntryMap<'a> = HashMap::with_capacity_and_hasher(kds.len(), FastHash);
+    let mut lengths = NameLengths([0; 4]);
+    // Whether each descriptor symbol repeats an earlier one's name, found
+    // by the same insert (one hash per long name).
+    let repeats: Vec<bool> = kds
+        .iter()
+        .map(|s| {
+            let name = kd_stem(s.name);
+            lengths.add(name.len());
+            entries.insert(name, None).is_some()
+        })
+        .collect();
+    if !entries.is_empty() {
+        find_entries(&mut entries, &lengths);
     }
-    let mut seen: HashSet<&str, FastHash> = HashSet::default();
-    for s in &syms.symbols {
-        let Some(name) = s.name.strip_suffix(".kd") else {
-            continue;
-        };
-        if name.is_empty() || s.sym_type == STT_SECTION {
-            continue;
-        }
+    for (s, &repeat) in kds.iter().zip(&repeats) {
+        let name = kd_stem(s.name);
         sink.set_kernel(Some(name));
-        if !seen.insert(name) {
+        if repeat {
             sink.report(
                 &KD_DUPLICATE,
                 format!("descriptor symbol {} is defined more than once", s.name),
@@ -381,7 +550,7 @@ pub fn kernels<'a>(elf: &Elf<'_>, syms: &Symbols<'a>, sink: &mut Sink) -> Vec<Ke
                 format!("{} is not defined in a section (st_shndx {:#x})", s.name, s.shndx),
             ),
         }
-        let entry = entries.get(name).copied().flatten().copied();
+        let entry = entries.get(name).copied().flatten();
         match &entry {
             None => sink.report(
                 &KERNEL_MISSING,
@@ -417,7 +586,7 @@ pub fn kernels<'a>(elf: &Elf<'_>, syms: &Symbols<'a>, sink: &mut Sink) -> Vec<Ke
 /// kernel_code_entry_byte_offset as stored in the file.
 pub fn check_entry(
     elf: &Elf,
-    syms: &Symbols<'_>,
+    syms: &Table<'_>,
     k: &KernelSymbols<'_>,
     entry_offset: i64,
     sink: &mut Sink,
@@ -483,7 +652,7 @@ pub fn check_entry(
 /// section) with addend 16 + the kernel's offset from the symbol.
 fn check_entry_rel(
     elf: &Elf,
-    syms: &Symbols<'_>,
+    syms: &Table<'_>,
     k: &KernelSymbols<'_>,
     field: u64,
     sink: &mut Sink,
@@ -496,7 +665,7 @@ fn check_entry_rel(
         .iter()
         .filter(|s| s.sh_type == SHT_RELA && s.info == kd_sec)
     {
-        if Some(rs.link as usize) != syms.table {
+        if Some(rs.link as usize) != syms.index {
             continue;
         }
         let Some(data) = rs.data(elf.data) else {
@@ -532,7 +701,7 @@ fn check_entry_rel(
         );
         return;
     }
-    let Some(sym) = syms.symbols.get(sym_idx) else {
+    let Some(sym) = syms.symbol(sym_idx) else {
         sink.report_at(
             &ENTRY_RELOCATION,
             field,
@@ -542,7 +711,7 @@ fn check_entry_rel(
     };
     // Section-relative location of the entry the relocation resolves to.
     let target = (sym.value as i128) + (addend as i128) - 16;
-    let in_code = section_of(elf, sym).is_some_and(|s| s.is_code());
+    let in_code = section_of(elf, &sym).is_some_and(|s| s.is_code());
     let ok = match &k.entry {
         Some(e) => in_code && e.shndx == sym.shndx && e.value as i128 == target,
         None => in_code,
@@ -718,6 +887,22 @@ mod tests {
                     .ok()
                     .map(|c| c.count_bytes());
                 assert_eq!(nul_at(&b[..end]), want, "{at} {end}");
+            }
+        }
+    }
+
+    #[test]
+    fn names_agree_with_cstr() {
+        // Valid UTF-8 (the NUL map) with multi-byte characters, whose
+        // inner bytes are no name's start; and invalid (name by name).
+        let tables: [&[u8]; 2] = [
+            "\0kernel\0kernel.kd\0é\0xé€y\0tail".as_bytes(),
+            b"\0kernel\0kernel.kd\0bad\xff\0tail",
+        ];
+        for table in tables {
+            let names = Names::new(table);
+            for off in 0..table.len() + 2 {
+                assert_eq!(names.get(off), cstr(table, off), "offset {off}");
             }
         }
     }
