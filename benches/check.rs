@@ -11,8 +11,8 @@
 //! PATH is a code object, a container `check` reads (offload bundle, host
 //! binary) or a directory, searched recursively; every code object found
 //! is read into memory before timing. PHASE is one of `symbols`,
-//! `metadata`, `check`. Without a PATH the rocBLAS Tensile library of the
-//! unpacked ROCm packages is used when present. Wall time on a busy
+//! `metadata`, `check`. Without a PATH the rocBLAS Tensile library that
+//! `scripts/realworld` unpacks is used when present. Wall time on a busy
 //! machine varies; for exact comparisons count instructions instead
 //! (`valgrind --tool=callgrind target/release/deps/check-* --only check
 //! --repeat 1 PATH`).
@@ -23,8 +23,12 @@ use hsaco_oracle::{container, elf, metadata, notes, symbols, Sink};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-const DEFAULT_PATH: &str =
-    "/work/rw/root/librocblas4_6.4.4-4_amd64/usr/lib/x86_64-linux-gnu/rocblas/4.4.1/library";
+/// The rocBLAS Tensile library as `scripts/realworld` unpacks it by
+/// default (970 standalone code objects, one metadata note per kernel).
+const DEFAULT_PATH: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/target/realworld/root/librocblas4_6.4.4-4_amd64/usr/lib/x86_64-linux-gnu/rocblas/4.4.1/library"
+);
 
 fn files(path: &Path, out: &mut Vec<PathBuf>) {
     if path.is_dir() {
@@ -89,7 +93,9 @@ fn main() {
     }
     if paths.is_empty() {
         if !Path::new(DEFAULT_PATH).is_dir() {
-            println!("no PATH given and {DEFAULT_PATH} is absent: nothing to measure");
+            println!(
+                "no PATH given and {DEFAULT_PATH} is absent (scripts/realworld unpacks it): nothing to measure"
+            );
             return;
         }
         paths.push(PathBuf::from(DEFAULT_PATH));
