@@ -995,6 +995,15 @@ fn report_job(job: &Job, examples: usize) {
     for &(d, n) in &t.known {
         println!("  known {}: {n}", d.name());
     }
+    for &(d, n) in &t.fixed {
+        let v = d.versions();
+        println!(
+            "  agrees where LLVM {}-{} showed {}: {n} (rejected, as the oracle does)",
+            v.start(),
+            v.end(),
+            d.name()
+        );
+    }
     for e in t.examples.iter().take(examples) {
         println!("  DIFFERENT:\n{}", example_lines(e));
     }

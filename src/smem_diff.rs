@@ -234,6 +234,18 @@ impl Divergence {
         }
     }
 
+    /// The LLVM major versions known to show the divergence (checked
+    /// against Debian's libLLVM-14, -15 and -19; 16 to 18 behave like 19).
+    /// LLVM 22 rejects the words of the first six, as the oracle does:
+    /// a later version that agrees with the oracle is counted as fixed
+    /// ([`Outcome::Fixed`]), never as a difference.
+    pub fn versions(self) -> std::ops::RangeInclusive<u32> {
+        match self {
+            Self::Llvm14Gfx9IgnoresSoe | Self::Llvm14Gfx10DropsOffset => 14..=14,
+            _ => 14..=19,
+        }
+    }
+
     /// The divergence with this [`Divergence::name`].
     pub fn from_name(name: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|d| d.name() == name)
@@ -307,6 +319,10 @@ pub enum Expectation {
         /// The divergences this prediction relies on (empty: the oracle
         /// and LLVM agree outright).
         divergences: Divergences,
+        /// The oracle calls the word invalid (the divergences say why LLVM
+        /// prints it anyway): an LLVM that rejects it agrees with the
+        /// oracle's verdict.
+        oracle_invalid: bool,
     },
     /// The oracle calls the word invalid for a reason no divergence rule
     /// covers; whatever LLVM prints is a difference unless it rejects.
@@ -320,6 +336,10 @@ pub enum Outcome {
     Same,
     /// They differ exactly as these listed divergences predict.
     Known(Divergences),
+    /// The oracle calls the word invalid and this LLVM rejects it, where
+    /// these divergences predicted that LLVM prints it: the verdicts
+    /// agree (an LLVM past [`Divergence::versions`] has fixed it).
+    Fixed(Divergences),
     /// An unexplained difference.
     Different,
 }
@@ -664,6 +684,7 @@ pub fn expect(version: u32, gen: SmemGen, word: u64) -> Expectation {
         text,
         comment: warnings.concat(),
         divergences,
+        oracle_invalid: reason.is_some(),
     }
 }
 
@@ -698,11 +719,22 @@ pub fn compare(gen: SmemGen, e: &Expectation, llvm: LlvmView<'_>) -> Outcome {
         }
         (Expectation::Reject, LlvmView::Rejected) => Outcome::Same,
         (Expectation::Unmodelled, LlvmView::Rejected) => Outcome::Same,
+        // Verdicts, not one version's text: rejecting what the oracle
+        // calls invalid is agreement, whatever older LLVM printed.
+        (
+            Expectation::Text {
+                divergences,
+                oracle_invalid: true,
+                ..
+            },
+            LlvmView::Rejected,
+        ) => Outcome::Fixed(*divergences),
         (
             Expectation::Text {
                 text,
                 comment,
                 divergences,
+                ..
             },
             LlvmView::Decoded { size: 8, text: got },
         ) => {
@@ -773,6 +805,11 @@ pub struct Tally {
     pub known_words: u64,
     /// Per divergence, the words showing it (a word may show several).
     pub known: Vec<(Divergence, u64)>,
+    /// Words the oracle calls invalid and LLVM rejected, where a listed
+    /// divergence predicted text ([`Outcome::Fixed`]; counted in `same`).
+    pub fixed_words: u64,
+    /// Per divergence, the words on which LLVM agreed instead.
+    pub fixed: Vec<(Divergence, u64)>,
     /// Unexplained differences.
     pub different: u64,
     /// The first unexplained differences.
@@ -800,6 +837,10 @@ impl Tally {
         self.same += o.same;
         self.non_smem += o.non_smem;
         self.known_words += o.known_words;
+        self.fixed_words += o.fixed_words;
+        for &(d, n) in &o.fixed {
+            add_count(&mut self.fixed, d, n);
+        }
         self.different += o.different;
         self.llvm_nanos += o.llvm_nanos;
         self.skipped += o.skipped;
@@ -821,13 +862,7 @@ impl Tally {
     }
 
     fn add_known(&mut self, d: Divergence, n: u64) {
-        match self.known.iter_mut().find(|(k, _)| *k == d) {
-            Some((_, c)) => *c += n,
-            None => {
-                self.known.push((d, n));
-                self.known.sort();
-            }
-        }
+        add_count(&mut self.known, d, n);
     }
 
     /// LLVM disassembly throughput in words per second.
@@ -882,6 +917,13 @@ pub fn check_word(
                 }
             }
         }
+        Outcome::Fixed(ds) => {
+            tally.same += 1;
+            tally.fixed_words += 1;
+            for d in ds.iter() {
+                add_count(&mut tally.fixed, d, 1);
+            }
+        }
         Outcome::Different => {
             tally.different += 1;
             if tally.examples.len() < max_examples {
@@ -890,6 +932,17 @@ pub fn check_word(
         }
     }
     outcome
+}
+
+/// Adds `n` to `d`'s count in `counts` (kept sorted).
+fn add_count(counts: &mut Vec<(Divergence, u64)>, d: Divergence, n: u64) {
+    match counts.iter_mut().find(|(k, _)| *k == d) {
+        Some((_, c)) => *c += n,
+        None => {
+            counts.push((d, n));
+            counts.sort();
+        }
+    }
 }
 
 /// Formats a word as llvm-mc's `--disassemble` input: eight bytes,

@@ -248,7 +248,7 @@ pub fn text(r: &RunResult, allowlist: &Allowlist) -> String {
     if r.informational() > 0 {
         let _ = writeln!(
             s,
-            "{} informational finding(s) (peers that read invalid objects without complaint; not new findings):",
+            "{} informational finding(s) (peers that read invalid objects without complaint, divergences a peer has fixed; not new findings):",
             r.informational()
         );
         for f in informational(r) {

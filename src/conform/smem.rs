@@ -344,6 +344,29 @@ pub fn compare_word(gen: SmemGen, version: u32, word: u64, pieces: &[Piece]) -> 
                 informational: false,
             })
         }
+        Outcome::Fixed(ds) => {
+            // Listed for the record (a fix to report as such), never a
+            // new finding: the peer's verdict is the oracle's.
+            let names: Vec<String> = ds
+                .iter()
+                .map(|d| {
+                    let v = d.versions();
+                    format!("{} (LLVM {}-{})", d.name(), v.start(), v.end())
+                })
+                .collect();
+            let past = ds.iter().all(|d| version > *d.versions().end());
+            let how = if past { "fixed in" } else { "agrees in" };
+            Verdict::Differs(Difference {
+                message: format!(
+                    "{} LLVM {version}: rejects {}, as the oracle does, where earlier LLVM printed text",
+                    how,
+                    word_message(gen, word, &e, pieces)
+                ),
+                key: format!("{how} LLVM {version}: {}", names.join(" + ")),
+                tags: Vec::new(),
+                informational: true,
+            })
+        }
         Outcome::Different => Verdict::Differs(Difference {
             message: word_message(gen, word, &e, pieces),
             key: word_key(gen, word, &e, pieces),
@@ -683,5 +706,46 @@ mod tests {
         };
         assert_eq!(d.tags, vec!["divergence:misaligned-tuple"]);
         assert_eq!(normalize_message("operand 12 at 0x40"), "operand N at NxN");
+        // The same word rejected: LLVM 22's verdict is the oracle's. Past
+        // the versions known to print it, it is a fix, listed apart and
+        // never a new finding.
+        let rejected = [Piece::Invalid { at: 0 }];
+        let Verdict::Differs(d) = compare_word(gen, 22, m, &rejected) else {
+            panic!("a fixed divergence is listed");
+        };
+        assert!(d.informational);
+        assert!(d.tags.is_empty());
+        assert_eq!(d.key, "fixed in LLVM 22: misaligned-tuple (LLVM 14-19)");
+        // Within those versions a rejecting LLVM still agrees with the
+        // oracle, though it was not seen to.
+        let Verdict::Differs(d) = compare_word(gen, 19, m, &rejected) else {
+            panic!("an agreeing verdict is listed");
+        };
+        assert!(d.informational);
+        assert_eq!(d.key, "agrees in LLVM 19: misaligned-tuple (LLVM 14-19)");
+    }
+
+    #[test]
+    fn rejecting_a_word_the_oracle_accepts_is_a_difference() {
+        // GFX9 with SOE set: LLVM 14 reads it as if SOE were clear (a
+        // divergence on a word the oracle calls valid). An LLVM that
+        // rejects it disagrees with the oracle's verdict.
+        let gen = SmemGen::Gfx9;
+        let w = 0x0000_0010_c002_4141u64 | 1 << 14;
+        let e = smem_diff::expect(14, gen, w);
+        assert!(
+            matches!(
+                e,
+                Expectation::Text {
+                    oracle_invalid: false,
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+        let Verdict::Differs(d) = compare_word(gen, 14, w, &[Piece::Invalid { at: 0 }]) else {
+            panic!("rejecting a valid word differs");
+        };
+        assert!(!d.informational);
     }
 }
