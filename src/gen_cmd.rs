@@ -753,7 +753,7 @@ pub fn list_knobs() -> String {
         "Knobs (--set KNOB=VALUE, or keys of a --config file). Lists take\n\
          comma-separated words or JSON (`targets=gfx90a,gfx1100`, `code_object_versions=[5,6]`).\n\n",
     );
-    for (name, doc) in Config::KNOBS {
+    for (name, lines) in Config::KNOB_DOCS {
         let d = match defaults.get(*name) {
             Some(serde_json::Value::Array(items)) => {
                 let words: Vec<String> = items
@@ -765,17 +765,35 @@ pub fn list_knobs() -> String {
             Some(v) => v.to_string(),
             None => String::new(),
         };
-        // KNOBS holds each knob's first documentation line; mark a sentence
-        // it cuts short.
-        let doc = doc.trim();
-        let more = if doc.ends_with(['.', ')', ':']) {
-            ""
-        } else {
-            " ..."
-        };
-        let _ = writeln!(s, "{name} = {d}\n    {doc}{more}");
+        // The whole documentation, as one paragraph wrapped to the width
+        // of the lists.
+        let words: Vec<&str> = lines.iter().flat_map(|l| l.split_whitespace()).collect();
+        let _ = writeln!(s, "{name} = {d}\n{}", wrap_words(&words, 76, "    "));
     }
     s
+}
+
+/// Fills lines of at most `width` characters (a longer word stands alone)
+/// with `words`, each line starting with `indent`.
+fn wrap_words(words: &[&str], width: usize, indent: &str) -> String {
+    let mut out = String::new();
+    let mut line = 0usize;
+    for w in words {
+        if line > indent.len() && line + 1 + w.len() > width {
+            out.push('\n');
+            line = 0;
+        }
+        if line == 0 {
+            out.push_str(indent);
+            line = indent.len();
+        } else {
+            out.push(' ');
+            line += 1;
+        }
+        out.push_str(w);
+        line += w.len();
+    }
+    out
 }
 
 /// Breaks a comma-separated list after commas so that no line is longer

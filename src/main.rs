@@ -33,7 +33,7 @@ struct Cli {
 /// Output format.
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
 enum Format {
-    /// For people: grouped by file and kernel.
+    /// For people (each command's `--format` says how it is laid out).
     Text,
     /// For scripts: one JSON document with stable field names.
     Json,
@@ -67,7 +67,7 @@ enum Command {
         after_help = "Examples:\n  hsaco-conform check kernel.hsaco\n  hsaco-conform check --format json build/ > report.json\n  hsaco-conform check --format json --detail kernel.hsaco\n  hsaco-conform check /usr/lib/x86_64-linux-gnu/librocsparse.so.0.1"
     )]
     Check {
-        /// Output format.
+        /// Output format: text groups the findings by file and kernel.
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
         /// In text output, also list info-level findings (counted in the
@@ -95,7 +95,8 @@ enum Command {
     },
     /// List the rule catalogue: every check, its severity and its source.
     Rules {
-        /// Output format.
+        /// Output format: text lists the rules by section, each with its
+        /// severity, id and what it requires.
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
     },
@@ -151,7 +152,8 @@ enum Command {
     /// each can compare with the oracle.
     #[command(after_long_help = peers_cmd::HELP)]
     Peers {
-        /// Output format.
+        /// Output format: text is a table of peers by LLVM version (name,
+        /// version, whether usable, the comparisons it takes part in, path).
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
     },
@@ -265,7 +267,23 @@ fn run_uri(uris: &[String]) -> u8 {
             Ok(parsed) => {
                 println!("{u}");
                 println!("  canonical: {parsed}");
-                println!("  {parsed:?}");
+                match parsed {
+                    hsaco_oracle::uri::CodeObjectUri::File { path, offset, size } => {
+                        println!("  kind:      file");
+                        println!("  path:      {path}");
+                        println!("  offset:    {}", offset.unwrap_or(0));
+                        match size {
+                            Some(n) => println!("  size:      {n} bytes"),
+                            None => println!("  size:      to the end of the file"),
+                        }
+                    }
+                    hsaco_oracle::uri::CodeObjectUri::Memory { pid, address, size } => {
+                        println!("  kind:      memory");
+                        println!("  process:   {pid}");
+                        println!("  address:   {address:#x}");
+                        println!("  size:      {size} bytes");
+                    }
+                }
             }
             Err(e) => {
                 eprintln!("hsaco-conform: invalid code object URI {u:?}: {e}");

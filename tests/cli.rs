@@ -340,6 +340,16 @@ fn uri_command_prints_canonical_form_and_rejects_bad_input() {
         out.contains("canonical: memory://1234#offset=0x1000&size=32"),
         "{out}"
     );
+    // The parts in words, not Rust's debug form.
+    assert!(
+        out.contains("  path:      /tmp/a b.co\n  offset:    16\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("  process:   1234\n  address:   0x1000\n  size:      32 bytes"),
+        "{out}"
+    );
+    assert!(!out.contains("Some("), "{out}");
     let o = run(dir.path(), &["uri", "http://x"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(

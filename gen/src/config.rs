@@ -74,6 +74,12 @@ macro_rules! define_config {
             pub const KNOBS: &'static [(&'static str, &'static str)] = &[
                 $( (stringify!($name), first_doc_line(&[$($doc),*])), )*
             ];
+
+            /// Every knob's name with its whole documentation, one entry
+            /// per line (for `gen --list-knobs`).
+            pub const KNOB_DOCS: &'static [(&'static str, &'static [&'static str])] = &[
+                $( (stringify!($name), &[$($doc),*]), )*
+            ];
         }
     };
 }
