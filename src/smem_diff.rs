@@ -151,9 +151,11 @@ pub enum Divergence {
     /// which these processors do not have (LLVM's own assembler rejects
     /// it: "'null' operand is not supported on this GPU").
     Gfx9OffsetNull,
-    /// A negative immediate on a buffer instruction before GFX12: LLVM's
-    /// disassembler prints it, its assembler rejects it (buffer offsets
-    /// are 20-bit unsigned).
+    /// A negative immediate on a buffer instruction: LLVM's disassembler
+    /// prints it; before GFX12 its assembler rejects it (buffer offsets are
+    /// 20-bit unsigned), and on GFX12 LLVM 19 assembles it too while LLVM
+    /// 22 rejects it in both directions (23-bit unsigned, the hardware's
+    /// rule).
     BufferOffsetNegative,
     /// LLVM 14 ignores GFX9's SOE bit (14): it reads the word as if SOE
     /// were 0 (IMM=1: the immediate alone; IMM=0: the register in
@@ -162,11 +164,16 @@ pub enum Divergence {
     /// LLVM 14 drops the immediate of GFX10's register-plus-immediate form
     /// (SOFFSET not null and OFFSET not 0): it prints the register alone.
     Llvm14Gfx10DropsOffset,
+    /// LLVM 22 prints bit 56 of a GFX12 load as `scale_offset` (after the
+    /// offset) and bit 20 as `nv` (last): gfx1250 modifiers that gfx1200
+    /// does not have and its own assembler refuses ("not supported on this
+    /// GPU"); LLVM 19 and the oracle ignore both bits (non-canonical).
+    Llvm22Gfx12Gfx1250Modifiers,
 }
 
 impl Divergence {
     /// Every divergence.
-    pub const ALL: [Divergence; 8] = [
+    pub const ALL: [Divergence; 9] = [
         Self::MisalignedTuple,
         Self::OutOfClassRegister,
         Self::NullTuple,
@@ -175,6 +182,7 @@ impl Divergence {
         Self::BufferOffsetNegative,
         Self::Llvm14Gfx9IgnoresSoe,
         Self::Llvm14Gfx10DropsOffset,
+        Self::Llvm22Gfx12Gfx1250Modifiers,
     ];
 
     /// Stable kebab-case name.
@@ -188,6 +196,7 @@ impl Divergence {
             Self::BufferOffsetNegative => "buffer-offset-negative",
             Self::Llvm14Gfx9IgnoresSoe => "llvm14-gfx9-ignores-soe",
             Self::Llvm14Gfx10DropsOffset => "llvm14-gfx10-drops-offset",
+            Self::Llvm22Gfx12Gfx1250Modifiers => "llvm22-gfx12-gfx1250-modifiers",
         }
     }
 
@@ -220,8 +229,9 @@ impl Divergence {
                  lack (LLVM's assembler rejects it); the oracle calls the word invalid"
             }
             Self::BufferOffsetNegative => {
-                "a negative buffer offset before GFX12 prints, but LLVM's assembler \
-                 rejects it (20-bit unsigned); the oracle calls the word invalid"
+                "a negative buffer offset prints (before GFX12 LLVM's assembler \
+                 rejects it, 20-bit unsigned; on GFX12 LLVM 22 rejects it both ways, \
+                 23-bit unsigned); the oracle calls the word invalid"
             }
             Self::Llvm14Gfx9IgnoresSoe => {
                 "LLVM 14 ignores GFX9's SOE bit and drops the SOFFSET register \
@@ -230,6 +240,11 @@ impl Divergence {
             Self::Llvm14Gfx10DropsOffset => {
                 "LLVM 14 drops the immediate of GFX10's register-plus-immediate \
                  offset and prints the register alone (fixed in later LLVM)"
+            }
+            Self::Llvm22Gfx12Gfx1250Modifiers => {
+                "LLVM 22 prints GFX12 load bits 56 and 20 as the gfx1250 modifiers \
+                 scale_offset and nv, which its gfx1200 assembler refuses; the oracle \
+                 and LLVM 19 ignore the bits (non-canonical)"
             }
         }
     }
@@ -242,6 +257,7 @@ impl Divergence {
     pub fn versions(self) -> std::ops::RangeInclusive<u32> {
         match self {
             Self::Llvm14Gfx9IgnoresSoe | Self::Llvm14Gfx10DropsOffset => 14..=14,
+            Self::Llvm22Gfx12Gfx1250Modifiers => 22..=22,
             _ => 14..=19,
         }
     }
@@ -632,7 +648,7 @@ pub fn expect(version: u32, gen: SmemGen, word: u64) -> Expectation {
     if !gen.is_rdna() && offset_register(&i) == Some(125) {
         divergences.insert(Divergence::Gfx9OffsetNull);
     }
-    if gen != SmemGen::Gfx12 && c.buffer_base() && offset_imm(&i).is_some_and(|v| v < 0) {
+    if c.buffer_base() && offset_imm(&i).is_some_and(|v| v < 0) {
         divergences.insert(Divergence::BufferOffsetNegative);
     }
     let mut text = llvm_text(version, &i);
@@ -675,6 +691,24 @@ pub fn expect(version: u32, gen: SmemGen, word: u64) -> Expectation {
     }
     if text.contains("<bad") {
         return Expectation::Unmodelled;
+    }
+    if version >= 22 && gen == SmemGen::Gfx12 && matches!(c, Class::Load | Class::BufferLoad) {
+        let (scale, nv) = (word >> 56 & 1 == 1, word >> 20 & 1 == 1);
+        if scale {
+            // After the offset, before th/scope.
+            let at = [" th:", " scope:"]
+                .iter()
+                .filter_map(|m| text.find(m))
+                .min()
+                .unwrap_or(text.len());
+            text.insert_str(at, " scale_offset");
+        }
+        if nv {
+            text.push_str(" nv");
+        }
+        if scale || nv {
+            divergences.insert(Divergence::Llvm22Gfx12Gfx1250Modifiers);
+        }
     }
     // Every invalid verdict must be explained by at least one divergence.
     if reason.is_some() && divergences.is_empty() {

@@ -123,7 +123,7 @@ fn encode_text() {
 fn encode_then_decode_round_trips() {
     let text = "\
 s_load_b32 s5, s[2:3], 0x10 th:TH_LOAD_HT scope:SCOPE_SYS
-s_buffer_load_b96 s[8:10], s[4:7], s7 offset:-0x10
+s_buffer_load_b96 s[8:10], s[4:7], s7 offset:0x10
 s_prefetch_data s[2:3], 0x100, null, 7
 ";
     let o = run(&["smem", "encode", "--target", "gfx1200"], text);

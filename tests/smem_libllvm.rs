@@ -122,7 +122,13 @@ fn expected_19(cpu: &str) -> Vec<Divergence> {
             NullTuple,
             BufferOffsetNegative,
         ],
-        _ => vec![MisalignedTuple, OutOfClassRegister, NullTuple],
+        // GFX12: LLVM 19 still takes negative buffer offsets (errata SMEM 11).
+        _ => vec![
+            MisalignedTuple,
+            OutOfClassRegister,
+            NullTuple,
+            BufferOffsetNegative,
+        ],
     }
 }
 
@@ -456,4 +462,54 @@ fn known_llvm_crash_matches_llvm_mc() {
         }
     }
     assert!(crashes > 0);
+}
+
+/// LLVM 22 prints GFX12 load bits 56 and 20 as `scale_offset` and `nv`
+/// (gfx1250 modifiers its gfx1200 assembler refuses: errata SMEM 15); the
+/// divergence predicts the text exactly, and LLVM 19 ignores the bits.
+#[test]
+fn llvm22_gfx12_modifiers_print_as_described() {
+    let (Some(lib22), Some(lib19)) = (require_lib(22), require_lib(19)) else {
+        return;
+    };
+    let gen = gen_of("gfx1200");
+    let words: [(u64, &[Divergence]); 4] = [
+        // s_load_b32 s0, s[0:1], s0 offset:0x0 nv
+        (0x0000_0000_f410_0000, &[Llvm22Gfx12Gfx1250Modifiers]),
+        // s_buffer_load_b32 s0, s[0:3], 0x0 scale_offset
+        (0xf900_0000_f402_0000, &[Llvm22Gfx12Gfx1250Modifiers]),
+        // both, around th/scope
+        (0xf900_0000_f570_0000, &[Llvm22Gfx12Gfx1250Modifiers]),
+        // with a misaligned destination (LLVM's warning comment)
+        (
+            0x0100_0000_f400_8040,
+            &[MisalignedTuple, Llvm22Gfx12Gfx1250Modifiers],
+        ),
+    ];
+    let mut dis22 = lib22.disassembler("gfx1200").expect("disassembler");
+    let mut dis19 = lib19.disassembler("gfx1200").expect("disassembler");
+    for (word, want) in words {
+        let bytes = word.to_le_bytes();
+        let (size, text) = dis22.disassemble(&bytes).expect("LLVM 22 decodes it");
+        let e = smem_diff::expect(22, gen, word);
+        let view = smem_diff::LlvmView::Decoded { size, text };
+        let outcome = smem_diff::compare(gen, &e, view);
+        let smem_diff::Outcome::Known(ds) = outcome else {
+            panic!("{word:#018x}: LLVM 22 printed {text:?}; {outcome:?} ({e:?})");
+        };
+        assert_eq!(ds.iter().collect::<Vec<_>>(), want, "{word:#018x}");
+        // LLVM 19 shows none of it.
+        let (size, text) = dis19.disassemble(&bytes).expect("LLVM 19 decodes it");
+        let e = smem_diff::expect(19, gen, word);
+        let view = smem_diff::LlvmView::Decoded { size, text };
+        let outcome = smem_diff::compare(gen, &e, view);
+        assert!(
+            match outcome {
+                smem_diff::Outcome::Same => true,
+                smem_diff::Outcome::Known(ds) => !ds.contains(Llvm22Gfx12Gfx1250Modifiers),
+                _ => false,
+            },
+            "{word:#018x}: LLVM 19 printed {text:?}; {outcome:?}"
+        );
+    }
 }

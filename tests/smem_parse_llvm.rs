@@ -1086,6 +1086,14 @@ fn mis_assembly(kind: &ParseErrorKind) -> Option<&'static str> {
             "register numbered above 127 truncated to 7 bits"
         }
         ParseErrorKind::Llvm14ModifierAsOffset => "LLVM 14 modifier read as the offset",
+        // Only GFX12 buffer forms have an unsigned range that LLVM 19
+        // takes signed (LLVM 22 refuses them: errata SMEM 11).
+        ParseErrorKind::ImmediateRange {
+            what: "offset",
+            value,
+            min: 0,
+            ..
+        } if *value < 0 => "negative GFX12 buffer offset (LLVM 19 only)",
         _ => return None,
     })
 }

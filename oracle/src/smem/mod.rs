@@ -49,8 +49,8 @@ crate::declare_rules! {
         "GFX8/GFX9 SGPR offsets do not name register 125, which is the null register only from GFX10 (LLVM's assembler rejects null there).",
         "llvm-mc-19 -mcpu=gfx900 ('null' operand is not supported on this GPU)");
     OFFSET_BUFFER_NEGATIVE = (Error, "smem.offset.buffer_negative",
-        "Before GFX12 the immediate offset of a buffer instruction is a 20-bit unsigned value; a word whose OFFSET sign bit is set has no assembler form.",
-        "gcn-smem-instructions.md: OFFSET field; docs/errata.md SMEM 5 and 11");
+        "The immediate offset of a buffer instruction is unsigned: 20 bits before GFX12, 23 bits on GFX12 (a set bit 23 of the 24-bit field is a negative offset the hardware does not allow); such a word has no assembler form.",
+        "gcn-smem-instructions.md: OFFSET field; llvm-mc-22 -mcpu=gfx1200 (expected a 23-bit unsigned offset for buffer ops); docs/errata.md SMEM 5 and 11");
     NONCANONICAL = (Warning, "smem.noncanonical",
         "Bits the instruction does not use are 0 (LLVM ignores them, e.g. GFX9 NV, unused OFFSET bits, GFX12 th/scope on probes).",
         "gcn-smem-instructions.md: SMEM microcode format; docs/errata.md SMEM 4 and 12");
@@ -175,9 +175,11 @@ impl SmemGen {
     }
     /// Immediate offset range (inclusive) LLVM accepts for an instruction
     /// of class `c`: GFX8 20-bit unsigned; GFX9–GFX11 21-bit signed, but
-    /// buffer forms 20-bit unsigned; GFX12 24-bit signed for every form.
+    /// buffer forms 20-bit unsigned; GFX12 24-bit signed, but buffer forms
+    /// 23-bit unsigned (LLVM 22; LLVM 19 took them signed: errata SMEM 11).
     pub fn offset_range(self, c: Class) -> (i32, i32) {
         match self {
+            Self::Gfx12 if c.buffer_base() => (0, (1 << 23) - 1),
             Self::Gfx12 => (-(1 << 23), (1 << 23) - 1),
             Self::Gfx8 => (0, (1 << 20) - 1),
             _ if c.buffer_base() => (0, (1 << 20) - 1),
@@ -486,7 +488,7 @@ pub enum InvalidReason {
     OffsetNull,
     /// A buffer instruction has a negative immediate offset, which LLVM
     /// refuses to assemble (buffer offsets are 20-bit unsigned before
-    /// GFX12).
+    /// GFX12, 23-bit unsigned on GFX12 since LLVM 22).
     BufferOffsetNegative(i32),
     /// GFX12 probe or prefetch immediate above 31, which LLVM's
     /// disassembler rejects (its assembler keeps only the low 5 bits).
@@ -506,7 +508,10 @@ impl fmt::Display for InvalidReason {
             Self::OffsetNull => f.write_str("offset register 125 (null) does not exist here"),
             Self::ImmWithoutOffset => f.write_str("IMM is set but the instruction has no offset"),
             Self::BufferOffsetNegative(v) => {
-                write!(f, "buffer offset {v} is negative (20-bit unsigned)")
+                write!(
+                    f,
+                    "buffer offset {v} is negative (buffer offsets are unsigned)"
+                )
             }
             Self::SdataImmediate(v) => {
                 write!(f, "probe/prefetch immediate {v} is above 31")
@@ -976,7 +981,7 @@ pub fn decode(gen: SmemGen, word: u64) -> Decoded {
     };
     let pre_rdna = !gen.is_rdna();
     let null_reg = pre_rdna && offset_reg == 125;
-    let neg_buffer = p.buffer && imm < 0 && gen != SmemGen::Gfx12;
+    let neg_buffer = p.buffer && imm < 0;
     let verdict = if regs_ok && word & p.forbidden == 0 && !null_reg && !neg_buffer {
         canonical(word, used)
     } else if word & p.forbidden & mask(17, 1) != 0 {
@@ -1200,6 +1205,14 @@ fn decode_gfx12(t: &GenTables, word: u64, opcode: u8, op: &'static OpInfo) -> De
         Verdict::Invalid(InvalidReason::SdataImmediate(sdata))
     } else if c.has_sbase() && !t.sbase_ok(sbase, c) {
         Verdict::Invalid(InvalidReason::SbaseRegister(sbase))
+    } else if let (true, Offset::Imm(v) | Offset::SgprImm { imm: v, .. }) =
+        (c.buffer_base(), offset)
+    {
+        if v < 0 {
+            Verdict::Invalid(InvalidReason::BufferOffsetNegative(v))
+        } else {
+            canonical(word, used)
+        }
     } else {
         canonical(word, used)
     };

@@ -544,9 +544,9 @@ fn gfx12_specifics() {
             "s_load_b32 s5, s[2:3], -0x800000",
         ),
         (
-            ins(g, "s_buffer_load_b32", 5, 4, Offset::Imm(-1), false),
-            0xf8ff_ffff_f402_0142,
-            "s_buffer_load_b32 s5, s[4:7], -0x1",
+            ins(g, "s_buffer_load_b32", 5, 4, Offset::Imm(0x7f_ffff), false),
+            0xf87f_ffff_f402_0142,
+            "s_buffer_load_b32 s5, s[4:7], 0x7fffff",
         ),
         (
             ins(
@@ -628,6 +628,25 @@ fn gfx12_specifics() {
         let d = decode(g, *w);
         assert_eq!(d.verdict, Verdict::Valid, "{text}");
         assert_eq!(d.to_string(), *text);
+    }
+    // Buffer offsets are 23-bit unsigned (llvm-mc-22: "expected a 23-bit
+    // unsigned offset for buffer ops"; LLVM 19 took them signed): a set
+    // bit 23 is refused both ways, for every buffer form.
+    let neg = ins(g, "s_buffer_load_b32", 5, 4, Offset::Imm(-1), false);
+    assert_eq!(encode(&neg), Err(EncodeError::OffsetRange(-1)));
+    for w in [
+        0xf8ff_ffff_f402_0142u64, // s_buffer_load_b32 s5, s[4:7], -0x1
+        0x0e80_0000_f402_0142,    // s_buffer_load_b32 s5, s[4:7], s7 offset:-0x800000
+        0xf880_0000_f404_6000,    // s_atc_probe_buffer 0, s[0:3], -0x800000
+    ] {
+        assert!(
+            matches!(
+                decode(g, w).verdict,
+                Verdict::Invalid(InvalidReason::BufferOffsetNegative(_))
+            ),
+            "{w:#x}: {}",
+            decode(g, w)
+        );
     }
     // An SGPR offset alone decodes as SGPR + 0, printed with `offset:0x0`.
     let i = ins(g, "s_load_b32", 5, 2, Offset::Sgpr(7), false);
