@@ -19,7 +19,7 @@ use hsaco_conform::conform::{self, isolate, llvm, report, Comparison, Peer};
 use hsaco_conform::peers::llvm_disasm::LlvmLib;
 use hsaco_conform::smem_diff::{self, DEFAULT_TARGETS};
 use hsaco_oracle::smem::SmemGen;
-use hsaco_oracle::targets::{self, Target};
+use hsaco_oracle::targets::Target;
 use serde_json::json;
 
 /// Words per processor of the default batch.
@@ -372,9 +372,7 @@ fn load_allowlist(c: &Common) -> Result<Allowlist, String> {
 }
 
 fn resolve_target(name: &str) -> Result<&'static Target, String> {
-    targets::by_name_or_alias(name).ok_or_else(|| {
-        format!("unknown processor {name:?} (try gfx803, gfx900, gfx90a, gfx1010, gfx1030, gfx1100, gfx1200)")
-    })
+    hsaco_conform::smem_diff::resolve_processor(name)
 }
 
 fn settings(c: &Common, label: &str, key: serde_json::Value) -> Result<Settings, String> {

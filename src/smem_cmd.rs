@@ -14,7 +14,7 @@ use clap::{Subcommand, ValueEnum};
 use hsaco_conform::peers::llvm_disasm::{self, Breadcrumb, LibInfo, LlvmLib};
 use hsaco_conform::smem_diff::{self, Divergence, Example, Tally, Words, DEFAULT_TARGETS};
 use hsaco_oracle::smem::{self, Decoded, Offset, SmemGen, Verdict};
-use hsaco_oracle::targets::{self, Target};
+use hsaco_oracle::targets::Target;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
@@ -241,9 +241,7 @@ pub fn run(cmd: SmemCommand) -> u8 {
 
 /// A processor and its SMEM family, or a message saying why not.
 fn resolve(name: &str) -> Result<(&'static Target, SmemGen), String> {
-    let t = targets::by_name_or_alias(name).ok_or_else(|| {
-        format!("unknown processor {name:?} (try gfx803, gfx900, gfx90a, gfx1010, gfx1030, gfx1100, gfx1200)")
-    })?;
+    let t = hsaco_conform::smem_diff::resolve_processor(name)?;
     let gen = SmemGen::for_target(t).ok_or_else(|| {
         format!(
             "{} ({:?}) has no SMEM model: SMEM is modelled for GFX8 to GFX12 (gfx801 and later)",

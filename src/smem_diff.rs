@@ -32,6 +32,18 @@ pub const DEFAULT_TARGETS: [&str; 7] = [
     "gfx803", "gfx900", "gfx90a", "gfx1010", "gfx1030", "gfx1100", "gfx1200",
 ];
 
+/// The processor named by `name` (a processor, an alias or a target ID
+/// such as `gfx90a:xnack+`), or a message suggesting
+/// [`DEFAULT_TARGETS`].
+pub fn resolve_processor(name: &str) -> Result<&'static hsaco_oracle::targets::Target, String> {
+    hsaco_oracle::targets::processor_named(name).ok_or_else(|| {
+        format!(
+            "unknown processor {name:?} (try {}, or a target ID such as gfx90a:xnack+)",
+            DEFAULT_TARGETS.join(", ")
+        )
+    })
+}
+
 /// Deterministic xorshift64* generator.
 #[derive(Clone, Debug)]
 pub struct Rng(u64);

@@ -955,6 +955,14 @@ pub fn by_name_or_alias(name: &str) -> Option<&'static Target> {
     })
 }
 
+/// The processor a user means by `s`: a processor name, a legacy alias
+/// (`fiji`), or a target ID (`gfx90a:xnack+`,
+/// `amdgcn-amd-amdhsa--gfx90a:sramecc-`), whose features do not change the
+/// processor.
+pub fn processor_named(s: &str) -> Option<&'static Target> {
+    by_name_or_alias(s).or_else(|| TargetId::parse(s).ok().map(|t| t.target))
+}
+
 /// The processor a newer-LLVM mach value names (see [`UNMODELLED`]).
 pub fn unmodelled_mach(mach: u8) -> Option<&'static str> {
     UNMODELLED.iter().find(|(m, _)| *m == mach).map(|(_, n)| *n)
@@ -1887,6 +1895,18 @@ mod tests {
         assert_eq!(t("gfx1030").feature_support(), (false, false));
         assert_eq!(by_name_or_alias("fiji").map(|t| t.name), Some("gfx803"));
         assert_eq!(by_name_or_alias("gfx803").map(|t| t.name), Some("gfx803"));
+        // What a user types for a processor: a name, an alias, a target ID.
+        for (s, want) in [
+            ("gfx90a", Some("gfx90a")),
+            ("fiji", Some("gfx803")),
+            ("gfx90a:xnack+", Some("gfx90a")),
+            ("gfx906:sramecc-:xnack+", Some("gfx906")),
+            ("amdgcn-amd-amdhsa--gfx90a:sramecc-", Some("gfx90a")),
+            ("gfx9000", None),
+            ("gfx90a:xnack", None),
+        ] {
+            assert_eq!(processor_named(s).map(|t| t.name), want, "{s}");
+        }
         assert_eq!(t("gfx600").lds_alloc_granule_bytes(), Some(256));
         assert_eq!(t("gfx1100").lds_alloc_granule_bytes(), Some(512));
         assert_eq!(t("gfx950").lds_alloc_granule_bytes(), None);
