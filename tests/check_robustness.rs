@@ -360,17 +360,7 @@ fn decompression_bombs_stop_at_the_ceiling() {
 
 /// The gfx90a V5 fixture (linked), to build hostile variants from.
 fn gfx90a() -> Option<support::elfedit::Obj> {
-    let all = support::fixtures::all()?;
-    let f = all
-        .iter()
-        .find(|f| {
-            f.cpu == "gfx90a"
-                && f.cov == 5
-                && !f.relocatable
-                && f.options.is_empty()
-                && f.name.contains("kernels.cl")
-        })
-        .expect("gfx90a v5 fixture");
+    let f = support::fixtures::gfx90a_v5()?;
     Some(support::elfedit::Obj::new(std::fs::read(&f.path).unwrap()))
 }
 

@@ -67,17 +67,7 @@ fn hip_objects() -> Option<tempfile::TempDir> {
 
 /// A gfx90a V5 fixture copied to `dir/name`, optionally mutated.
 fn fixture_copy(dir: &Path, name: &str, mutate: impl FnOnce(&mut Obj)) -> Option<PathBuf> {
-    let all = support::fixtures::all()?;
-    let f = all
-        .iter()
-        .find(|f| {
-            f.cpu == "gfx90a"
-                && f.cov == 5
-                && !f.relocatable
-                && f.options.is_empty()
-                && f.name.contains("kernels.cl")
-        })
-        .expect("gfx90a v5 fixture");
+    let f = support::fixtures::gfx90a_v5()?;
     let mut o = Obj::new(std::fs::read(&f.path).unwrap());
     mutate(&mut o);
     let p = dir.join(name);
@@ -517,14 +507,8 @@ fn many_kernels(dir: &Path, count: usize) -> Option<PathBuf> {
     }
     std::fs::write(dir.join("many.cl"), src).unwrap();
     let o = Command::new(clang)
+        .args(support::CLANG_OPENCL)
         .args([
-            "-x",
-            "cl",
-            "-cl-std=CL2.0",
-            "-target",
-            "amdgcn-amd-amdhsa",
-            "-nogpulib",
-            "-O2",
             "-mcpu=gfx1030",
             "-mcode-object-version=5",
             "-c",

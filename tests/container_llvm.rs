@@ -77,15 +77,7 @@ fn tools() -> Option<Tools> {
     for (clang, cpu) in [(&clang19, "gfx90a"), (&clang22, "gfx942")] {
         let out = dir.path().join(format!("{cpu}.hsaco"));
         run(Command::new(clang)
-            .args([
-                "-x",
-                "cl",
-                "-cl-std=CL2.0",
-                "-target",
-                "amdgcn-amd-amdhsa",
-                "-nogpulib",
-                "-O2",
-            ])
+            .args(support::CLANG_OPENCL)
             .arg(format!("-mcpu={cpu}"))
             .arg(&src)
             .arg("-o")

@@ -668,16 +668,8 @@ fn clang_descriptors() {
         let target = by_name(cpu).unwrap();
         let compile = |src: &Path, out: &Path| {
             run(Command::new(&t.clang)
-                .args([
-                    "-x",
-                    "cl",
-                    "-cl-std=CL2.0",
-                    "-target",
-                    "amdgcn-amd-amdhsa",
-                    "-nogpulib",
-                    "-O2",
-                    "-c",
-                ])
+                .args(support::CLANG_OPENCL)
+                .arg("-c")
                 .arg(format!("-mcpu={cpu}"))
                 .args(extra)
                 .arg(src)

@@ -337,16 +337,8 @@ fn build(clang: &Path, dir: &Path, cpu: &str, cov: u8, opts: &[&str]) -> std::pa
         .collect();
     let out = dir.join(format!("{tag}.o"));
     let o = Command::new(clang)
-        .args([
-            "-x",
-            "cl",
-            "-cl-std=CL2.0",
-            "-target",
-            "amdgcn-amd-amdhsa",
-            "-nogpulib",
-            "-O2",
-            "-c",
-        ])
+        .args(support::CLANG_OPENCL)
+        .arg("-c")
         .arg(format!("-mcpu={cpu}"))
         .arg(format!("-mcode-object-version={cov}"))
         .args(opts)

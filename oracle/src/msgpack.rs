@@ -573,23 +573,6 @@ pub struct Template<'a> {
     depth: usize,
 }
 
-impl Template<'_> {
-    /// The encoded value.
-    pub fn bytes(&self) -> &[u8] {
-        self.bytes
-    }
-
-    /// Its items (one per value).
-    pub fn len(&self) -> usize {
-        self.items.len()
-    }
-
-    /// Never true: a template holds at least its array or map.
-    pub fn is_empty(&self) -> bool {
-        self.items.is_empty()
-    }
-}
-
 /// The template whose encoding starts at `start`, if one can be placed at
 /// nesting `depth` within [`MAX_DEPTH`] (else the value is decoded, and
 /// refused, as usual).

@@ -229,6 +229,22 @@ pub fn all() -> Option<Vec<Fixture>> {
     )
 }
 
+/// The plain gfx90a V5 fixture of `kernels.cl`, linked (the object tests
+/// copy and mutate); same contract as [`all`].
+pub fn gfx90a_v5() -> Option<Fixture> {
+    let f = all()?
+        .into_iter()
+        .find(|f| {
+            f.cpu == "gfx90a"
+                && f.cov == 5
+                && !f.relocatable
+                && f.options.is_empty()
+                && f.name.contains("kernels.cl")
+        })
+        .expect("gfx90a v5 fixture");
+    Some(f)
+}
+
 /// Code object V2 fixtures from llc-14, built on first use; same contract
 /// as [`all`].
 pub fn v2() -> Option<Vec<Fixture>> {
@@ -362,18 +378,8 @@ fn clang_jobs(clang: &Path) -> Vec<Job> {
     for v in CLANG_MATRIX {
         for &cov in v.covs {
             for src in &sources {
-                let mut args: Vec<String> = [
-                    "-x",
-                    "cl",
-                    "-cl-std=CL2.0",
-                    "-target",
-                    "amdgcn-amd-amdhsa",
-                    "-nogpulib",
-                    "-O2",
-                ]
-                .iter()
-                .map(|s| s.to_string())
-                .collect();
+                let mut args: Vec<String> =
+                    super::CLANG_OPENCL.iter().map(|s| s.to_string()).collect();
                 args.push(format!("-mcpu={}", v.cpu));
                 args.push(format!("-mcode-object-version={cov}"));
                 args.extend(v.options.iter().map(|s| s.to_string()));

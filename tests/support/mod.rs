@@ -16,6 +16,19 @@ pub mod mc;
 pub mod objdump;
 pub mod rebuild;
 
+/// clang's arguments for an OpenCL 2.0 source compiled for AMDHSA without
+/// device libraries, as every test that builds real kernels compiles them
+/// (add `-mcpu`, the code object version, `-c` and files).
+pub const CLANG_OPENCL: &[&str] = &[
+    "-x",
+    "cl",
+    "-cl-std=CL2.0",
+    "-target",
+    "amdgcn-amd-amdhsa",
+    "-nogpulib",
+    "-O2",
+];
+
 /// True when running under `.ci/run` (peers are required there).
 pub fn in_ci() -> bool {
     std::env::var_os("CI").is_some_and(|v| !v.is_empty() && v != "0" && v != "false")
