@@ -479,17 +479,30 @@ fn llvm_operand(version: u32, gen: SmemGen, role: Role, v: u8, width: u8) -> Ope
     }
     if let Some(idx) = v.checked_sub(ttmp_base).filter(|i| *i < ttmp_count) {
         if width == 3 {
-            // LLVM has no 96-bit trap-temporary tuples: it prints the
-            // first register, marked as outside the class.
+            // LLVM has no 96-bit trap-temporary tuples. LLVM 16-19 print
+            // the first register, marked as outside the class; LLVM 22
+            // aligns it down to 4 and prints an 8-register tuple (so
+            // ttmp12-15 have none and are refused).
             if old {
                 return Operand::Unmodelled;
             }
+            let (text, warning) = if version >= 22 {
+                let a = idx & !3;
+                if a + 8 > 16 {
+                    return Operand::Reject;
+                }
+                let warning = (a != idx)
+                    .then(|| format!("Warning: TTMP_256: scalar reg isn't aligned {idx}"));
+                (format!("ttmp[{a}:{}]", a + 7), warning)
+            } else {
+                (format!("ttmp{idx}"), None)
+            };
             return Operand::Print {
                 text: format!(
-                    "ttmp{idx}/*Invalid register, operand has '{}' register class*/",
+                    "{text}/*Invalid register, operand has '{}' register class*/",
                     class_name(role, width)
                 ),
-                warning: None,
+                warning,
                 divergence: Divergence::OutOfClassRegister,
             };
         }

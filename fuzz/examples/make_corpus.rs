@@ -213,17 +213,21 @@ fn real_objects(
             continue;
         };
         let cpu = target.split(':').next().unwrap_or("");
-        let mut libs = vec![(l19, 0u8)];
-        libs.extend(l14.map(|l| (l, 0x80)));
-        for (lib, flag) in libs {
+        let mut libs = vec![l19];
+        libs.extend(l14);
+        for lib in libs {
             let procs = peer::processors(lib);
-            let Some(idx) = procs.iter().position(|c| *c == cpu) else {
+            let Some(sel) = procs
+                .iter()
+                .position(|c| *c == cpu)
+                .and_then(|idx| hsaco_fuzz::libllvm_disasm::selector(lib.version(), idx))
+            else {
                 continue;
             };
-            let mut input = vec![flag | idx as u8];
+            let mut input = vec![sel];
             // Keep seeds short: the first 2 KiB of code.
             input.extend_from_slice(&text[..text.len().min(2048)]);
-            if hsaco_fuzz::libllvm_disasm::may_hit_known_crash(cpu, &input[1..]) {
+            if hsaco_fuzz::libllvm_disasm::may_hit_known_crash(lib.version(), cpu, &input[1..]) {
                 continue;
             }
             write(

@@ -94,7 +94,7 @@ fn main() {
             .find(|&s| crashes(&prog, &scratch, &[&[sel], &code[s..end]].concat()).is_some())
             .unwrap_or(0);
         let bytes = &code[start..end];
-        let known = known_crash(cpu, bytes).map_or("NEW", |k| k.name);
+        let known = known_crash(lib.version(), cpu, bytes).map_or("NEW", |k| k.name);
         let cmd = llvm_mc_command(lib.version(), cpu, bytes);
         let mc = Command::new("sh")
             .arg("-c")

@@ -1,13 +1,14 @@
 //! Target `libllvm_disasm`: LLVM's AMDGPU disassembler on arbitrary
 //! bytes, in process, to find inputs that crash LLVM.
 //!
-//! Input: byte 0 picks the library and processor: bit 7 clear, LLVM 19
-//! and [`peer::processors`] of libLLVM-19 (index: the low seven bits,
-//! modulo); bit 7 set, the same with libLLVM-14 (skipped when it is not
-//! installed). The rest is decoded one instruction at a time from the
-//! start, as `llvm-mc --disassemble` walks a byte string: after an
-//! instruction its size, after bytes LLVM rejects four bytes (one dword,
-//! what `llvm-mc` skips for AMDGPU).
+//! Input: byte 0 picks the library and processor: bits 7:6 the LLVM
+//! version ([`LIBRARIES`]: 19, 22, 14, 16; skipped when that library is
+//! not installed, except LLVM 19, which the target needs), bits 5:0 the
+//! processor among [`peer::processors`] of that library (modulo). The
+//! rest is decoded one instruction at a time from the start, as
+//! `llvm-mc --disassemble` walks a byte string: after an instruction its
+//! size, after bytes LLVM rejects four bytes (one dword, what `llvm-mc`
+//! skips for AMDGPU).
 //!
 //! This target is expected to crash: every crash is a bug in LLVM. The
 //! walk stops before an instruction that matches one of the
@@ -19,56 +20,110 @@
 //! run). The only check of its own: LLVM must not claim more bytes than it
 //! was given.
 
-use hsaco_conform::peers::llvm_disasm::LlvmLib;
+use hsaco_conform::peers::llvm_disasm::{Disassembler, LlvmLib};
 use hsaco_oracle::smem::SmemGen;
 use hsaco_oracle::targets::by_name;
 
 use crate::peer;
 
+/// The LLVM version each value of selector bits 7:6 picks. 19 is 0 and
+/// 14 is 2, so selectors written when bit 7 alone chose LLVM 14 keep
+/// their meaning.
+pub const LIBRARIES: [u32; 4] = [19, 22, 14, 16];
+
+/// The selector byte for LLVM `version` and processor index `idx`, if
+/// [`LIBRARIES`] has the version and the index fits in six bits.
+pub fn selector(version: u32, idx: usize) -> Option<u8> {
+    let v = LIBRARIES.iter().position(|&l| l == version)?;
+    let idx = u8::try_from(idx).ok().filter(|i| *i < 64)?;
+    Some(((v as u8) << 6) | idx)
+}
+
 /// The library and processor byte 0 of an input selects, or `None` when
 /// that library is not installed (or knows no processor). Panics when
 /// libLLVM-19 is missing: the target has nothing to run.
 pub fn select(sel: u8) -> Option<(&'static LlvmLib, &'static str)> {
-    let lib = if sel & 0x80 == 0 {
+    let version = LIBRARIES[usize::from(sel >> 6)];
+    let lib = if version == 19 {
         peer::llvm(19).unwrap_or_else(|e| panic!("libllvm_disasm needs libLLVM-19: {e}"))
     } else {
-        peer::llvm(14).ok()?
+        peer::llvm(version).ok()?
     };
     let procs = peer::processors(lib);
-    let cpu = procs.get(usize::from(sel & 0x7f) % procs.len().max(1))?;
+    let cpu = procs.get(usize::from(sel & 0x3f) % procs.len().max(1))?;
     Some((lib, cpu))
 }
 
 /// An LLVM disassembler crash the target knows, with a rule that
 /// recognises the instruction that triggers it.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct KnownCrash {
     /// Stable name; the reproducers in `corpus/regressions/libllvm_disasm/`
     /// start with it.
     pub name: &'static str,
+    /// The LLVM versions that crash (measured on Debian's 14, 15, 16, 19
+    /// and 22).
+    pub versions: std::ops::RangeInclusive<u32>,
     /// True when an instruction starting with `bytes` (up to 16 bytes,
     /// zero-padded) triggers the crash on `cpu`.
     pub matches: fn(cpu: &str, bytes: &[u8; 16]) -> bool,
 }
 
-/// Every known crash (LLVM 14 and 19 alike; reproducers and signatures in
-/// `corpus/regressions/libllvm_disasm/`). All three are LLVM printing an
-/// SDWA selector of 7, a value SDWA leaves undefined: the printer jumps
-/// through a table with it (a wild jump, SIGSEGV).
+/// Every known crash whose trigger the instruction's bits show
+/// (reproducers and signatures in `corpus/regressions/libllvm_disasm/`).
+/// The first three are LLVM printing an SDWA selector of 7, a value SDWA
+/// leaves undefined: the printer jumps through a table with it (a wild
+/// jump, SIGSEGV), in every version. The fourth is LLVM 22 failing to
+/// print its own error for a MUBUF/MTBUF SOFFSET of 0xff (the literal
+/// code); the same failure when the input ends before an instruction's
+/// literal is [`PAST_END`], which takes a decode to recognise.
 pub const KNOWN_CRASHES: &[KnownCrash] = &[
     KnownCrash {
         name: "vop2-sdwa-sel7",
+        versions: 14..=22,
         matches: |cpu, b| sdwa_sel7(cpu, b, SdwaKind::Vop2),
     },
     KnownCrash {
         name: "vop1-sdwa-sel7",
+        versions: 14..=22,
         matches: |cpu, b| sdwa_sel7(cpu, b, SdwaKind::Vop1),
     },
     KnownCrash {
         name: "vopc-sdwa-sel7",
+        versions: 14..=22,
         matches: |cpu, b| sdwa_sel7(cpu, b, SdwaKind::Vopc),
     },
+    KnownCrash {
+        name: "buffer-soffset-literal",
+        versions: 22..=22,
+        matches: buffer_soffset_literal,
+    },
 ];
+
+/// LLVM 22's crash on an input that ends inside an instruction whose
+/// literal it lacks (`0x00 0xff 0x00 0x80` on gfx803): recognised by
+/// decoding the rest followed by zero bytes, which does not crash, and
+/// finding an instruction longer than the rest.
+pub const PAST_END: KnownCrash = KnownCrash {
+    name: "truncated-literal",
+    versions: 22..=22,
+    matches: |_, _| false,
+};
+
+/// GFX8-GFX11 MUBUF (bits 31:26 = 0x38) or MTBUF (0x3a) word with SOFFSET
+/// (bits 63:56) = 0xff. Checked with `llvm-mc-22 --disassemble` on gfx803,
+/// gfx900, gfx90a, gfx942, gfx1010, gfx1030 and gfx1100 (GFX12 is not
+/// affected; 0xfe is printed).
+fn buffer_soffset_literal(cpu: &str, b: &[u8; 16]) -> bool {
+    let mut w = [0u8; 8];
+    w.copy_from_slice(&b[..8]);
+    let word = u64::from_le_bytes(w);
+    matches!(
+        family(cpu),
+        Some(SmemGen::Gfx8 | SmemGen::Gfx9 | SmemGen::Gfx10_1 | SmemGen::Gfx10_3 | SmemGen::Gfx11)
+    ) && matches!(word & 0xfc00_0000, 0xe000_0000 | 0xe800_0000)
+        && word >> 56 == 0xff
+}
 
 /// The VALU encodings with an SDWA form.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -110,13 +165,26 @@ fn sdwa_sel7(cpu: &str, b: &[u8; 16], kind: SdwaKind) -> bool {
 }
 
 /// The known crash an instruction starting with `bytes` triggers on
-/// `cpu`, if any.
-pub fn known_crash(cpu: &str, bytes: &[u8]) -> Option<&'static KnownCrash> {
+/// `cpu` in LLVM `version`, if its bits show one.
+pub fn known_crash(version: u32, cpu: &str, bytes: &[u8]) -> Option<&'static KnownCrash> {
     let mut b = [0u8; 16];
     for (d, s) in b.iter_mut().zip(bytes) {
         *d = *s;
     }
-    KNOWN_CRASHES.iter().find(|k| (k.matches)(cpu, &b))
+    KNOWN_CRASHES
+        .iter()
+        .find(|k| k.versions.contains(&version) && (k.matches)(cpu, &b))
+}
+
+/// True when `rest`, the end of an input, starts an instruction longer
+/// than itself: `dis` decodes `rest` followed by zero bytes (which LLVM
+/// 22 survives) into more bytes than `rest` has. Only worth asking for a
+/// short `rest` and a library with the [`PAST_END`] crash.
+pub fn ends_in_instruction(dis: &mut Disassembler, rest: &[u8]) -> bool {
+    let mut padded = rest.to_vec();
+    padded.resize(rest.len() + 12, 0);
+    dis.disassemble(&padded)
+        .is_some_and(|(n, _)| n > rest.len())
 }
 
 /// True unless `HSACO_FUZZ_KNOWN_CRASHES=run` asks for known crashes to
@@ -133,10 +201,16 @@ fn skip_known_crashes() -> bool {
 /// instruction of a [`KnownCrash`] unless `HSACO_FUZZ_KNOWN_CRASHES=run`.
 pub fn walk(lib: &'static LlvmLib, cpu: &str, code: &[u8], mut each: impl FnMut(usize, usize)) {
     let skip = skip_known_crashes();
+    let version = lib.version();
+    let past_end = PAST_END.versions.contains(&version);
     let done = peer::with_disassembler(lib, cpu, |dis| {
         let mut at = 0usize;
         while let Some(rest) = code.get(at..).filter(|r| !r.is_empty()) {
-            if skip && known_crash(cpu, rest).is_some() {
+            if skip && known_crash(version, cpu, rest).is_some() {
+                break;
+            }
+            // The longest instruction is 12 bytes (64 bits and a literal).
+            if skip && past_end && rest.len() < 12 && ends_in_instruction(dis, rest) {
                 break;
             }
             let given = rest.len().min(16);
@@ -177,12 +251,12 @@ fn family(cpu: &str) -> Option<SmemGen> {
 
 /// True when an instruction starting at some 4-byte-aligned offset of
 /// `code` (a superset of where the walk starts instructions) matches a
-/// [`KnownCrash`] for `cpu`: such inputs crash LLVM when known crashes are
-/// run.
-pub fn may_hit_known_crash(cpu: &str, code: &[u8]) -> bool {
+/// [`KnownCrash`] of LLVM `version` for `cpu`: such inputs crash LLVM when
+/// known crashes are run ([`PAST_END`] aside).
+pub fn may_hit_known_crash(version: u32, cpu: &str, code: &[u8]) -> bool {
     (0..code.len())
         .step_by(4)
-        .any(|k| known_crash(cpu, code.get(k..).unwrap_or(&[])).is_some())
+        .any(|k| known_crash(version, cpu, code.get(k..).unwrap_or(&[])).is_some())
 }
 
 #[cfg(test)]
@@ -256,7 +330,7 @@ mod tests {
 
     #[test]
     fn sdwa_rules_by_kind() {
-        let rule = |cpu: &str, bytes: &[u8]| known_crash(cpu, bytes).map(|k| k.name);
+        let rule = |cpu: &str, bytes: &[u8]| known_crash(19, cpu, bytes).map(|k| k.name);
         // v_mov_b32_sdwa (VOP1) with DST_SEL 7, then SRC0_SEL 7; SRC1_SEL 7
         // is rejected by LLVM, not a crash.
         assert_eq!(
@@ -295,15 +369,22 @@ mod tests {
     #[test]
     fn known_crash_rule_spots_the_sdwa_word() {
         let crash = [0xf9, 0x06, 0x02, 0x02, 0x02, 0x07, 0x06, 0x06];
-        assert!(may_hit_known_crash("gfx900", &crash));
+        assert!(may_hit_known_crash(19, "gfx900", &crash));
         assert!(may_hit_known_crash(
+            19,
             "gfx940",
             &[&[0, 0, 0, 0][..], &crash[..]].concat()
         ));
-        assert!(!may_hit_known_crash("gfx1100", &crash));
+        assert!(!may_hit_known_crash(19, "gfx1100", &crash));
         let mut ok = crash;
         ok[5] = 0x06;
-        assert!(!may_hit_known_crash("gfx900", &ok));
+        assert!(!may_hit_known_crash(19, "gfx900", &ok));
+        // MUBUF with SOFFSET 0xff: LLVM 22 only, GFX8-GFX11.
+        let mubuf = [0x00, 0x00, 0x00, 0xe0, 0x00, 0x00, 0x00, 0xff];
+        assert!(may_hit_known_crash(22, "gfx90a", &mubuf));
+        assert!(may_hit_known_crash(22, "gfx1100", &mubuf));
+        assert!(!may_hit_known_crash(19, "gfx90a", &mubuf));
+        assert!(!may_hit_known_crash(22, "gfx1200", &mubuf));
     }
 
     #[test]
@@ -320,10 +401,10 @@ mod tests {
         walk(l19, "gfx900", &code, |at, n| steps.push((at, n)));
         assert_eq!(steps, [(0, 4)]);
         assert_eq!(
-            known_crash("gfx900", &code[4..]).map(|k| k.name),
+            known_crash(19, "gfx900", &code[4..]).map(|k| k.name),
             Some("vop2-sdwa-sel7")
         );
-        assert!(known_crash("gfx900", &code).is_none());
+        assert!(known_crash(19, "gfx900", &code).is_none());
     }
 
     #[test]
@@ -336,11 +417,13 @@ mod tests {
             if input.is_empty() {
                 continue;
             }
-            input[0] = (k % 256) as u8;
-            let Some((_, cpu)) = select(input[0]) else {
+            // LLVM 19 and 14 (selector bit 6 clear): this process must
+            // survive, and LLVM 22 has crashes no bit rule recognises.
+            input[0] = (k % 256) as u8 & !0x40;
+            let Some((lib, cpu)) = select(input[0]) else {
                 continue;
             };
-            if may_hit_known_crash(cpu, &input[1..]) {
+            if may_hit_known_crash(lib.version(), cpu, &input[1..]) {
                 continue;
             }
             run(&input);

@@ -198,10 +198,10 @@ pub fn run(data: &[u8]) {
 /// [`smem_diff::known_llvm_crash`]'s) are not given to LLVM.
 pub fn compare(lib: &'static LlvmLib, p: Processor, w: u64) {
     let bytes = w.to_le_bytes();
-    if crate::libllvm_disasm::known_crash(p.name, &bytes).is_some() {
+    let version = lib.version();
+    if crate::libllvm_disasm::known_crash(version, p.name, &bytes).is_some() {
         return;
     }
-    let version = lib.version();
     let e = smem_diff::expect(version, p.gen, w);
     let done = peer::with_disassembler(lib, p.name, |dis| {
         let got = dis.disassemble(&bytes);

@@ -167,7 +167,7 @@ fn replay_crash(target: &str, input: &Path, sig: &toml::Table) -> Result<(), Str
 /// fuzzing skips it), whose walk stops before it (the replay passes with
 /// known crashes skipped).
 fn check_disasm_signature(input: &Path, sig: &toml::Table) -> Result<(), String> {
-    use hsaco_fuzz::libllvm_disasm::{known_crash, select};
+    use hsaco_fuzz::libllvm_disasm::{ends_in_instruction, known_crash, select, PAST_END};
     let data = std::fs::read(input).expect("read input");
     let (&sel, code) = data.split_first().ok_or("empty input")?;
     let (lib, cpu) = select(sel).ok_or("selector names no installed library")?;
@@ -187,7 +187,16 @@ fn check_disasm_signature(input: &Path, sig: &toml::Table) -> Result<(), String>
         ));
     }
     let name = str_field(sig, "crash", input);
-    if known_crash(cpu, code).map(|k| k.name) != Some(name) {
+    let matched = if name == PAST_END.name {
+        // The instruction runs past the input's end (decoding it followed
+        // by zeros is safe).
+        PAST_END.versions.contains(&lib.version())
+            && hsaco_fuzz::peer::with_disassembler(lib, cpu, |d| ends_in_instruction(d, code))
+                .map_err(|e| e.to_string())?
+    } else {
+        known_crash(lib.version(), cpu, code).map(|k| k.name) == Some(name)
+    };
+    if !matched {
         return Err(format!("no known-crash rule `{name}` matches it"));
     }
     replay_in_child("libllvm_disasm", &[input.to_path_buf()])

@@ -273,7 +273,7 @@ fn classify<'a>(
 ) -> Option<Vec<&'a str>> {
     let (tags, message): (&[String], String) = match what {
         What::Different(d) => (&d.tags, d.message.clone()),
-        What::Crash(c) => (&[], format!("{} {}", c.status, c.stderr.join("\n"))),
+        What::Crash(c) => (&c.tags, format!("{} {}", c.status, c.stderr.join("\n"))),
         What::Hang(h) => (&[], h.stderr.join("\n")),
     };
     allow.classify(&allowlist::Subject {
@@ -288,6 +288,44 @@ fn classify<'a>(
         message: &message,
         word: input.first_word(),
     })
+}
+
+/// Tags each crash on instruction bytes that goes away once the bytes
+/// are followed by zeros with [`isolate::PAST_END_TAG`]: the peer read
+/// past the end of its input (one more run of the peer, only for the
+/// unit's crashes).
+fn probe_past_end(
+    c: &dyn Comparison,
+    peer: &dyn Peer,
+    ctx: &Ctx,
+    target: &Target,
+    inputs: &[Input],
+    crashed: &mut [(usize, Crash)],
+) {
+    let mut rendered = Vec::new();
+    let mut slots = Vec::new();
+    for (slot, (k, _)) in crashed.iter().enumerate() {
+        let Some(Input::Bytes { bytes }) = inputs.get(*k) else {
+            continue;
+        };
+        let mut padded = bytes.clone();
+        padded.resize(bytes.len() + isolate::PAST_END_PAD, 0);
+        if let Ok(r) = c.render(peer, target, &Input::bytes(padded)) {
+            rendered.push(r);
+            slots.push(slot);
+        }
+    }
+    if rendered.is_empty() {
+        return;
+    }
+    peer.run(ctx, c.id(), target.name, &rendered, &mut |j, res| {
+        if matches!(res, PeerResult::Crashed(_) | PeerResult::TimedOut(_)) {
+            return;
+        }
+        if let Some((_, cr)) = slots.get(j).and_then(|&s| crashed.get_mut(s)) {
+            cr.tags.push(isolate::PAST_END_TAG.to_owned());
+        }
+    });
 }
 
 /// Runs one unit through every peer of its comparison.
@@ -406,6 +444,7 @@ pub fn run_inputs(
                     }
                 }
             };
+            let mut crashed: Vec<(usize, Crash)> = Vec::new();
             peer.run(ctx, c.id(), target.name, &rendered, &mut |j, res| {
                 let Some(&k) = map.get(j) else { return };
                 counts.compared += 1;
@@ -439,7 +478,7 @@ pub fn run_inputs(
                     }
                     PeerResult::Crashed(cr) => {
                         counts.crashed += 1;
-                        record(k, What::Crash(cr), &mut counts);
+                        crashed.push((k, cr));
                     }
                     PeerResult::TimedOut(h) => {
                         counts.timed_out += 1;
@@ -447,6 +486,10 @@ pub fn run_inputs(
                     }
                 }
             });
+            probe_past_end(c.as_ref(), peer, ctx, target, inputs, &mut crashed);
+            for (k, cr) in crashed {
+                record(k, What::Crash(cr), &mut counts);
+            }
         }
         counts.nanos += t0.elapsed().as_nanos() as u64;
         if is_ref {
@@ -1299,6 +1342,7 @@ mod tests {
                 exit_code: None,
                 stderr: vec!["boom".into()],
                 site: Some(format!("fake+{}", if sel(5) { 5 } else { 6 })),
+                tags: Vec::new(),
             });
         }
         let pieces = match b.first() {

@@ -59,7 +59,23 @@ pub struct Crash {
     /// with the same site are one bug.
     #[serde(default)]
     pub site: Option<String>,
+    /// What the run learned about the crash by probing the peer again
+    /// (for the allowlist): [`PAST_END_TAG`] when the same peer does not
+    /// crash once the input is followed by zero bytes.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<String>,
 }
+
+/// The tag of a crash that needs the input to end inside an instruction
+/// (a literal or second dword the bytes do not have): the peer crashes
+/// on the input and not on the input followed by [`PAST_END_PAD`] zero
+/// bytes.
+pub const PAST_END_TAG: &str = "crash:input-ends-in-instruction";
+
+/// Zero bytes appended to probe for [`PAST_END_TAG`]: the longest AMDGPU
+/// instruction (12 bytes with a literal) starting in the input's last
+/// dword fits.
+pub const PAST_END_PAD: usize = 12;
 
 /// The crash site in an LLVM crash report (see [`Crash::site`]).
 pub fn crash_site(stderr: &str) -> Option<String> {
@@ -138,6 +154,7 @@ pub fn crash_from_status(status: ExitStatus, stderr: Vec<String>) -> Crash {
                 exit_code: None,
                 stderr,
                 site: None,
+                tags: Vec::new(),
             };
         }
     }
@@ -148,6 +165,7 @@ pub fn crash_from_status(status: ExitStatus, stderr: Vec<String>) -> Crash {
         exit_code: code,
         stderr,
         site: None,
+        tags: Vec::new(),
     }
 }
 

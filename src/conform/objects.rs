@@ -705,7 +705,8 @@ pub fn oracle_value(desc: &KernelDescriptor, target: &Target, d: &str) -> Option
         "tg_split" => return b(desc.tg_split()),
         // A directive in wave64, a comment in wave32.
         "shared_vgpr_count" | "SHARED_VGPR_COUNT" => desc.shared_vgpr_count().into(),
-        "INST_PREF_SIZE" => desc.inst_pref_size(target.generation).into(),
+        // A comment up to LLVM 19, a directive from LLVM 22 on.
+        "inst_pref_size" | "INST_PREF_SIZE" => desc.inst_pref_size(target.generation).into(),
         "TRAP_ON_START" => return b(desc.trap_on_start()),
         "TRAP_ON_END" => return b(desc.trap_on_end()),
         "GLG_EN" => return b(desc.glg_en()),
@@ -745,7 +746,10 @@ pub const PRESENCE: &[(&[&str], &str)] = &[
         &["shared_vgpr_count", "SHARED_VGPR_COUNT"],
         "compute_pgm_rsrc3.shared_vgpr_count",
     ),
-    (&["INST_PREF_SIZE"], "compute_pgm_rsrc3.inst_pref_size"),
+    (
+        &["inst_pref_size", "INST_PREF_SIZE"],
+        "compute_pgm_rsrc3.inst_pref_size",
+    ),
     (&["TRAP_ON_START"], "compute_pgm_rsrc3.trap_on_start"),
     (&["TRAP_ON_END"], "compute_pgm_rsrc3.trap_on_end"),
     (&["GLG_EN"], "compute_pgm_rsrc3.glg_en"),
@@ -1581,9 +1585,10 @@ impl ReassemblePeer {
                     None => missing.push(k.clone()),
                 }
             }
-            // The comment-only fields llvm-objdump printed, per kernel (the
-            // assembler cannot take them back).
-            let comments: Map<String, Value> = parse_objdump(&out)
+            // The fields llvm-objdump printed, per kernel: directives
+            // (lower case) and comments (upper case, which the assembler
+            // cannot take back); what it left out is lost too.
+            let printed: Map<String, Value> = parse_objdump(&out)
                 .into_iter()
                 .map(|(k, v)| {
                     let names: Vec<Value> = v
@@ -1591,13 +1596,12 @@ impl ReassemblePeer {
                         .and_then(Value::as_object)
                         .into_iter()
                         .flat_map(|m| m.keys())
-                        .filter(|n| n.starts_with(|c: char| c.is_ascii_uppercase()))
                         .map(|n| Value::from(n.as_str()))
                         .collect();
                     (k, Value::from(names))
                 })
                 .collect();
-            Ok(json!({ "kernels": kernels, "missing": missing, "comments": comments }))
+            Ok(json!({ "kernels": kernels, "missing": missing, "printed": printed }))
         })();
         for p in [&s, &o] {
             let _ = std::fs::remove_file(p);
@@ -1783,19 +1787,41 @@ const COMMENT_ONLY: &[(&str, &str)] = &[
     ("compute_pgm_rsrc2.wgp_takeover", "WGP_TAKEOVER"),
 ];
 
+/// Fields some llvm-objdump before 19 prints neither as a directive nor
+/// as a comment (oracle field, the names it would be printed under):
+/// `.amdhsa_uses_dynamic_stack` is missing from LLVM 16 (LLVM 15 and 19
+/// print it), GFX11's INST_PREF_SIZE from LLVM 15 and 16.
+const NOT_PRINTED_BEFORE_19: &[(&str, &[&str])] = &[
+    (
+        "kernel_code_properties.uses_dynamic_stack",
+        &["uses_dynamic_stack"],
+    ),
+    (
+        "compute_pgm_rsrc3.inst_pref_size",
+        &["inst_pref_size", "INST_PREF_SIZE"],
+    ),
+];
+
 /// The allowlist tag of a reviewed LLVM round-trip limitation that
 /// explains why reassembly turned `field` of `old` into `new`, if one
-/// does exactly. `comments`: the comment fields llvm-objdump printed for
-/// the kernel.
+/// does exactly. `printed`: the directives and comment fields
+/// llvm-objdump printed for the kernel.
 fn explain_change(
     target: &Target,
     version: u32,
     old: &KernelDescriptor,
     field: &str,
     new_value: &str,
-    comments: &[&str],
+    printed: &[&str],
 ) -> Option<&'static str> {
     let new_value: u64 = new_value.parse().ok()?;
+    if let Some((_, names)) = NOT_PRINTED_BEFORE_19.iter().find(|(f, _)| *f == field) {
+        if version < 19 && !names.iter().any(|n| printed.contains(n)) {
+            // LLVM 15-16's llvm-objdump prints the field neither as a
+            // directive nor as a comment: reassembly writes 0.
+            return (new_value == 0).then_some("reassembly:llvm15-16-field-not-printed");
+        }
+    }
     if field == "compute_pgm_rsrc2.user_sgpr_count" {
         // llvm-objdump does not print .amdhsa_user_sgpr_count: a count
         // above what the enable bits ask for is lost.
@@ -1805,7 +1831,7 @@ fn explain_change(
     }
     if field == "compute_pgm_rsrc3.shared_vgpr_count"
         && version < 19
-        && !comments.contains(&"SHARED_VGPR_COUNT")
+        && !printed.contains(&"SHARED_VGPR_COUNT")
     {
         // llvm-objdump-14 prints no .amdhsa_shared_vgpr_count.
         return (new_value == 0).then_some("reassembly:llvm14-shared-vgpr-count-not-printed");
@@ -1823,7 +1849,7 @@ fn explain_change(
             .then_some("reassembly:architected-flat-scratch-sgprs");
     }
     if let Some((_, c)) = COMMENT_ONLY.iter().find(|(f, _)| *f == field) {
-        return (new_value == 0 && comments.contains(c)).then_some("reassembly:comment-only-field");
+        return (new_value == 0 && printed.contains(c)).then_some("reassembly:comment-only-field");
     }
     if field == "compute_pgm_rsrc1.disable_perf" && target.generation >= Generation::Gfx12 {
         // GFX12 DISABLE_PERF (rsrc1 bit 23): llvm-objdump-19 prints
@@ -1970,8 +1996,8 @@ fn compare_reassembly(target: &Target, bytes: &[u8], r: &Value, version: u32) ->
             ));
             continue;
         };
-        let comments: Vec<&str> = r
-            .get("comments")
+        let printed: Vec<&str> = r
+            .get("printed")
             .and_then(|c| c.get(k))
             .and_then(Value::as_array)
             .into_iter()
@@ -1980,7 +2006,7 @@ fn compare_reassembly(target: &Target, bytes: &[u8], r: &Value, version: u32) ->
             .collect();
         let desc = KernelDescriptor::parse(&old);
         for (field, a, b) in changed_fields(target, &old, &new) {
-            let tag = explain_change(target, version, &desc, &field, &b, &comments);
+            let tag = explain_change(target, version, &desc, &field, &b, &printed);
             found.push((
                 format!("descriptors: reassembly changes {field}"),
                 format!(
