@@ -78,7 +78,7 @@ fn corpus() -> Vec<(String, String, u32, Vec<u8>)> {
         ));
     }
     v.sort();
-    assert_eq!(v.len(), 6, "six reproducers in {}", dir.display());
+    assert_eq!(v.len(), 9, "nine reproducers in {}", dir.display());
     v
 }
 
@@ -127,7 +127,12 @@ fn real_llvm_crashes_become_reduced_deduplicated_findings() {
         return;
     };
     let cpu = "gfx900";
-    let words = corpus();
+    // The LLVM 14 and 19 reproducers (LLVM 22's have a test of their own).
+    let words: Vec<_> = corpus()
+        .into_iter()
+        .filter(|(_, _, v, _)| matches!(v, 14 | 19))
+        .collect();
+    assert_eq!(words.len(), 6);
     // Which reproducers crash LLVM on this processor (the others are valid
     // or rejected words here): known from llvm-mc itself.
     let crashing: Vec<&Vec<u8>> = words
@@ -399,6 +404,114 @@ fn known_crashes_and_divergences_are_counted_not_reported() {
     assert_eq!(known("smem.misaligned-tuple"), Some(2));
     assert_eq!(known("llvm.crash.vop2-sdwa-sel7"), Some(2));
     assert_eq!(known("smem.null-tuple"), Some(0));
+}
+
+/// LLVM 22's disassembler crashes on the stored reproducers alone; with
+/// them stored (the default allowlist) a run counts them as known, and
+/// without the allowlist they are new crash findings whose `llvm-mc-22`
+/// reproducer crashes it alone. LLVM 19 reads the same bytes.
+#[test]
+fn llvm22_crashes_are_known_once_stored() {
+    let (Some(mc22), Some(mc19)) = (
+        support::require_tool("llvm-mc-22"),
+        support::require_tool("llvm-mc-19"),
+    ) else {
+        return;
+    };
+    if !have_libllvm(22) {
+        return;
+    }
+    let llvm22: Vec<_> = corpus()
+        .into_iter()
+        .filter(|(_, _, v, _)| *v == 22)
+        .collect();
+    assert_eq!(llvm22.len(), 3);
+    for (name, cpu, _, bytes) in &llvm22 {
+        assert!(crashes_llvm_mc(&mc22, cpu, bytes), "{name} crashes llvm-mc-22");
+        assert!(!crashes_llvm_mc(&mc19, cpu, bytes), "{name}: llvm-mc-19 survives");
+    }
+    // gfx803: the truncated literal as the last line, after a valid word
+    // and the gfx90a buffer word (SOFFSET 0xff), which crashes GFX8 too.
+    let d = tempdir();
+    let input = d.path().join("words.txt");
+    std::fs::write(
+        &input,
+        "0x41 0x01 0x02 0xc0 0x10 0x00 0x00 0x00
+         0x00 0x00 0x00 0xe0 0x00 0x00 0x00 0xff
+         0x00 0xff 0x00 0x80
+",
+    )
+    .expect("write");
+    let args = |extra: &[&str], report: &Path, out: &Path| -> Output {
+        let mut a = vec![
+            "diff",
+            "words",
+            "--target",
+            "gfx803",
+            "--peers",
+            "libllvm-22,llvm-mc-22",
+            "--timeout",
+            "30",
+            "--json",
+            report.to_str().expect("utf-8"),
+            "--out",
+            out.to_str().expect("utf-8"),
+        ];
+        a.extend_from_slice(extra);
+        a.push(input.to_str().expect("utf-8"));
+        run(&a)
+    };
+    let report = d.path().join("known.json");
+    let o = args(&[], &report, &d.path().join("known"));
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let j = json(&report);
+    assert_eq!(j["findings"].as_array().map(Vec::len), Some(0), "{j}");
+    let known = |id: &str| {
+        j["known"]
+            .as_array()
+            .expect("known")
+            .iter()
+            .find(|k| k["id"] == id)
+            .and_then(|k| k["count"].as_u64())
+    };
+    // Each crashes libLLVM-22 and llvm-mc-22 once.
+    assert_eq!(known("llvm.crash.llvm22-input-ends-in-instruction"), Some(2));
+    assert_eq!(known("llvm.crash.llvm22-buffer-soffset-literal"), Some(2));
+
+    // Without the allowlist: new crash findings, reproduced by llvm-mc-22
+    // alone.
+    let report = d.path().join("new.json");
+    let out = d.path().join("new");
+    let o = args(&["--no-allowlist"], &report, &out);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let j = json(&report);
+    let findings = j["findings"].as_array().expect("findings");
+    assert!(!findings.is_empty(), "{j}");
+    for f in findings {
+        assert_eq!(f["signature"]["kind"], "crash", "{f}");
+        assert_eq!(f["versions"], serde_json::json!([22]), "{f}");
+        let dir = out.join(f["dir"].as_str().expect("dir"));
+        let mc = f["commands"]
+            .as_array()
+            .expect("commands")
+            .iter()
+            .find(|c| c["peer"] == "llvm-mc-22")
+            .unwrap_or_else(|| panic!("an llvm-mc-22 command: {f}"));
+        assert_eq!(mc["reproduces"], true, "{mc}");
+        let argv: Vec<&str> = mc["argv"]
+            .as_array()
+            .expect("argv")
+            .iter()
+            .filter_map(Value::as_str)
+            .collect();
+        let o = Command::new(argv[0])
+            .args(&argv[1..])
+            .current_dir(&dir)
+            .output()
+            .expect("run reproducer");
+        use std::os::unix::process::ExitStatusExt;
+        assert_eq!(o.status.signal(), Some(11), "{}", mc["shell"]);
+    }
 }
 
 #[test]
