@@ -33,8 +33,9 @@ pub fn level(s: Severity) -> &'static str {
     }
 }
 
-/// A rule's position in `tool.driver.rules`.
-fn rule_index(rule: &Rule) -> usize {
+/// A rule's position in `tool.driver.rules` (`None` for a rule outside
+/// the catalogue, which a result then names by id alone).
+fn rule_index(rule: &Rule) -> Option<usize> {
     static INDEX: OnceLock<HashMap<&'static str, usize>> = OnceLock::new();
     let index = INDEX.get_or_init(|| {
         hsaco_oracle::rules::catalogue()
@@ -42,8 +43,7 @@ fn rule_index(rule: &Rule) -> usize {
             .map(|(i, r)| (r.id, i))
             .collect()
     });
-    // Every finding names a catalogue rule; the catalogue test holds it.
-    index.get(rule.id).copied().unwrap_or(0)
+    index.get(rule.id).copied()
 }
 
 /// A path as a URI reference: relative paths stay relative (to the
@@ -146,11 +146,13 @@ fn result(
     }
     let mut r = json!({
         "ruleId": v.rule.id,
-        "ruleIndex": rule_index(v.rule),
         "level": level(v.severity),
         "message": {"text": text},
         "locations": [location(path, member, base, v.offset, v.kernel.as_deref())],
     });
+    if let Some(i) = rule_index(v.rule) {
+        r["ruleIndex"] = i.into();
+    }
     // In a bundle, the entry and the offset within it, for scripts.
     if let Some(m) = member {
         r["properties"] = json!({"member": m});
@@ -179,7 +181,10 @@ fn baseline_location(b: &Baseline, e: &Entry) -> Value {
 fn notification(level: &str, text: String, location: Value, rule: Option<&Rule>) -> Value {
     let mut n = json!({"level": level, "message": {"text": text}, "locations": [location]});
     if let Some(r) = rule {
-        n["associatedRule"] = json!({"id": r.id, "index": rule_index(r)});
+        n["associatedRule"] = json!({"id": r.id});
+        if let Some(i) = rule_index(r) {
+            n["associatedRule"]["index"] = i.into();
+        }
     }
     n
 }
@@ -290,7 +295,7 @@ mod tests {
     #[test]
     fn every_rule_has_its_own_index() {
         for (i, r) in hsaco_oracle::rules::catalogue().enumerate() {
-            assert_eq!(rule_index(r), i, "{}", r.id);
+            assert_eq!(rule_index(r), Some(i), "{}", r.id);
         }
     }
 }
