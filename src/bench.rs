@@ -464,10 +464,15 @@ fn phases(files: &[(PathBuf, Bytes)], repeat: u32, object_bytes: u64, objects: u
         });
         (total, bytes)
     };
-    let opts = |json, detail| Options {
-        json,
+    let opts = |json: bool, detail| Options {
+        format: if json {
+            report::ReportFormat::Json
+        } else {
+            report::ReportFormat::Text
+        },
         detail,
         verbose: false,
+        fail_on: report::FailOn::Error,
     };
     let text = render(opts(false, false));
     let json = render(opts(true, false));

@@ -2,6 +2,7 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+mod baseline;
 mod bench;
 mod conform_cmd;
 mod coverage;
@@ -11,6 +12,7 @@ mod input;
 mod peers_cmd;
 mod realworld;
 mod report;
+mod sarif;
 mod smem_cmd;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -57,21 +59,44 @@ enum Command {
     /// Every error and warning is reported. Info findings are listed up to
     /// 100 per rule and code object, and the rest counted ("... and N more
     /// info findings of RULE not shown"); summary counts include every
-    /// finding.
+    /// finding but those a --baseline suppresses, which are counted apart.
     ///
-    /// Exit status: 1 if any error was found; else 2 if some input could
-    /// not be checked (missing or unreadable path, not a regular file, a
-    /// named file that holds no code object, an empty or truncated code
-    /// object, a malformed bundle; each is named in the report); else 0.
+    /// Exit status: 1 if a finding that --fail-on names was found (by
+    /// default an error; findings a --baseline suppresses never count);
+    /// else 2 if some input could not be checked (missing or unreadable
+    /// path, not a regular file, a named file that holds no code object, an
+    /// empty or truncated code object, a malformed bundle; each is named in
+    /// the report); else 0. A bad --baseline file is one line on stderr and
+    /// exit 2, before anything is checked.
     #[command(
-        after_help = "Examples:\n  hsaco-conform check kernel.hsaco\n  hsaco-conform check --format json build/ > report.json\n  hsaco-conform check --format json --detail kernel.hsaco\n  hsaco-conform check /usr/lib/x86_64-linux-gnu/librocsparse.so.0.1"
+        after_help = "Examples:\n  hsaco-conform check kernel.hsaco\n  hsaco-conform check --format json build/ > report.json\n  hsaco-conform check --format json --detail kernel.hsaco\n  hsaco-conform check --fail-on warning --baseline hsaco-baseline.toml --format sarif build/ > check.sarif\n  hsaco-conform check /usr/lib/x86_64-linux-gnu/librocsparse.so.0.1"
     )]
     Check {
-        /// Output format: text groups the findings by file and kernel.
-        #[arg(long, value_enum, default_value_t = Format::Text)]
-        format: Format,
+        /// Output format: text groups the findings by file and kernel;
+        /// json is one document (see the README); sarif is SARIF 2.1.0, one
+        /// result per finding (suppressed ones with their baseline reason),
+        /// inputs not checked as notifications.
+        #[arg(long, value_enum, default_value_t = report::ReportFormat::Text)]
+        format: report::ReportFormat,
+        /// Which findings make the exit status 1: error (the default),
+        /// warning (errors and warnings), or never (findings never fail;
+        /// an input that could not be checked still exits 2). Info
+        /// findings never fail a run.
+        #[arg(long, value_enum, value_name = "LEVEL", default_value_t = report::FailOn::Error)]
+        fail_on: report::FailOn,
+        /// Suppress the findings this TOML file accepts: [[suppress]]
+        /// tables with rule (a rule id), optional file (the report's path,
+        /// or a trailing part of it after a /), optional member (a bundle
+        /// entry's name) and kernel (a kernel's name), both exact, and a
+        /// non-empty reason. Suppressed findings
+        /// neither show nor count toward the exit status; the summary counts
+        /// them, and JSON and SARIF list them with their reason. Entries
+        /// that matched nothing are reported as stale (exit status
+        /// unchanged).
+        #[arg(long, value_name = "FILE")]
+        baseline: Option<PathBuf>,
         /// In text output, also list info-level findings (counted in the
-        /// summary either way; JSON always lists them).
+        /// summary either way; JSON and SARIF always list them).
         #[arg(short, long)]
         verbose: bool,
         /// With --format json, give each kernel's descriptor fields with
@@ -213,24 +238,19 @@ fn main() -> ExitCode {
     let code = match cli.command {
         Command::Check {
             format,
+            fail_on,
+            baseline,
             verbose,
             detail,
             paths,
-        } => {
-            if detail && format != Format::Json {
-                eprintln!("hsaco-conform check: --detail is for --format json (text reports list findings only)");
-                2
-            } else {
-                report::run_check(
-                    &paths,
-                    report::Options {
-                        json: format == Format::Json,
-                        detail,
-                        verbose,
-                    },
-                )
-            }
-        }
+        } => run_check(
+            format,
+            fail_on,
+            baseline.as_deref(),
+            verbose,
+            detail,
+            &paths,
+        ),
         Command::Explain { member, file } => explain::run(&file, member.as_deref()),
         Command::Rules { format } => report::run_rules(format == Format::Json),
         Command::Uri { uris } => run_uri(&uris),
@@ -258,6 +278,36 @@ fn main() -> ExitCode {
         Command::Worker(args) => conform_cmd::run_worker(&args),
     };
     ExitCode::from(code)
+}
+
+/// `check`: refuses options that do not go together and a bad baseline
+/// before checking anything.
+fn run_check(
+    format: report::ReportFormat,
+    fail_on: report::FailOn,
+    baseline: Option<&std::path::Path>,
+    verbose: bool,
+    detail: bool,
+    paths: &[PathBuf],
+) -> u8 {
+    if detail && format != report::ReportFormat::Json {
+        eprintln!("hsaco-conform check: --detail is for --format json (text and SARIF reports list findings only)");
+        return 2;
+    }
+    let baseline = match baseline.map(baseline::Baseline::load).transpose() {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("hsaco-conform check: {e}");
+            return 2;
+        }
+    };
+    let opts = report::Options {
+        format,
+        detail,
+        verbose,
+        fail_on,
+    };
+    report::run_check(paths, opts, baseline.as_ref())
 }
 
 fn run_uri(uris: &[String]) -> u8 {

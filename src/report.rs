@@ -10,7 +10,9 @@
 //! between being handed out and being written, so memory does not grow with
 //! the number of objects or files, whatever their order of completion.
 
+use crate::baseline::{Baseline, Suppressed};
 use crate::input::{self, Bytes, Input};
+use crate::sarif;
 use hsaco_oracle::check::{check_object_with, Detail, KernelReport, ObjectReport};
 use hsaco_oracle::container;
 use hsaco_oracle::rules::Omitted;
@@ -23,22 +25,54 @@ use std::os::fd::AsFd;
 use std::path::{Path, PathBuf};
 use std::sync::{mpsc, Arc, Mutex};
 
-/// What `check` prints.
+/// The layout of `check`'s report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ReportFormat {
+    /// For people: findings grouped by file and kernel, then a summary
+    /// line.
+    Text,
+    /// For scripts: one JSON document with stable field names.
+    Json,
+    /// SARIF 2.1.0, for CI services and code-scanning tools.
+    Sarif,
+}
+
+/// Which findings make `check` exit 1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum FailOn {
+    /// Errors (the default).
+    Error,
+    /// Errors and warnings.
+    Warning,
+    /// No finding: only inputs that could not be checked change the status
+    /// (to 2).
+    Never,
+}
+
+/// What `check` prints, and what fails it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Options {
-    /// JSON instead of text.
-    pub json: bool,
+    /// The report's layout.
+    pub format: ReportFormat,
     /// JSON: each kernel's descriptor fields, initial state and metadata.
     pub detail: bool,
     /// Text: list info-level findings too.
     pub verbose: bool,
+    /// Which findings make the exit status 1.
+    pub fail_on: FailOn,
 }
 
 impl Options {
+    /// True if the report is one JSON document whose entries (objects, or
+    /// SARIF results) are separated by commas.
+    fn json_like(self) -> bool {
+        self.format != ReportFormat::Text
+    }
+
     /// How much of the typed view the oracle builds: only JSON with detail
     /// needs descriptor fields, register layouts and metadata copies.
     pub fn oracle_detail(self) -> Detail {
-        if self.json && self.detail {
+        if self.format == ReportFormat::Json && self.detail {
             Detail::Full
         } else {
             Detail::Violations
@@ -109,10 +143,17 @@ impl Summary {
         s
     }
 
-    /// The exit status of `check`: 1 if any error was found, else 2 if
-    /// some input could not be checked, else 0.
-    pub fn exit_status(&self) -> u8 {
-        if self.errors > 0 {
+    /// The exit status of `check`: 1 if a finding that `fail_on` names
+    /// was found (errors; errors and warnings; none), else 2 if some input
+    /// could not be checked, else 0. Findings a baseline suppressed are
+    /// not in the counts, so they never fail a run.
+    pub fn exit_status(&self, fail_on: FailOn) -> u8 {
+        let failing = match fail_on {
+            FailOn::Error => self.errors,
+            FailOn::Warning => self.errors + self.warnings,
+            FailOn::Never => 0,
+        };
+        if failing > 0 {
             1
         } else if self.unreadable > 0 {
             2
@@ -144,6 +185,7 @@ fn json_entry<K: std::borrow::Borrow<KernelReport>>(
     detail: bool,
     violations: &[Violation],
     omitted: &[Omitted],
+    suppressed: Option<(&Suppressed, &Baseline)>,
     error: Option<&str>,
 ) {
     fn field(out: &mut Chunks, first: bool, name: &str, v: &impl Serialize) {
@@ -194,6 +236,9 @@ fn json_entry<K: std::borrow::Borrow<KernelReport>>(
     }
     out.push(b']');
     field(out, false, "omitted", &omitted);
+    if let Some((s, b)) = suppressed {
+        json_suppressed(out, s, b);
+    }
     if let Some(e) = error {
         field(out, false, "error", &e);
     }
@@ -221,6 +266,12 @@ fn json_str(out: &mut Chunks, s: &str) {
 /// derive), with [`json_str`] for the strings: messages name kernels, and
 /// long mangled names made escaping the largest cost of a library's JSON.
 fn json_violation(out: &mut Chunks, v: &Violation) {
+    json_violation_fields(out, v);
+    out.push(b'}');
+}
+
+/// [`json_violation`] without the closing brace, for fields to follow.
+fn json_violation_fields(out: &mut Chunks, v: &Violation) {
     out.extend(b"{\"rule\":");
     json_str(out, v.rule.id);
     let _ = write!(out, ",\"severity\":\"{}\",\"message\":", v.severity);
@@ -232,7 +283,52 @@ fn json_violation(out: &mut Chunks, v: &Violation) {
         out.extend(b",\"kernel\":");
         json_str(out, k);
     }
-    out.push(b'}');
+}
+
+/// Writes an entry's `suppressed` field: the findings a baseline accepted,
+/// as `violations` and `omitted` are written, each with the number of the
+/// baseline entry that accepted it and that entry's reason.
+fn json_suppressed(out: &mut Chunks, s: &Suppressed, b: &Baseline) {
+    let accepted_by = |out: &mut Chunks, i: usize| {
+        let e = &b.entries[i];
+        let _ = write!(out, ",\"baseline_entry\":{},\"reason\":", e.entry);
+        json_str(out, &e.reason);
+        out.push(b'}');
+    };
+    out.extend(b",\"suppressed\":{\"violations\":[");
+    for (n, (v, i)) in s.violations.iter().enumerate() {
+        if n > 0 {
+            out.push(b',');
+        }
+        json_violation_fields(out, v);
+        accepted_by(out, *i);
+    }
+    out.extend(b"],\"omitted\":[");
+    for (n, (o, i)) in s.omitted.iter().enumerate() {
+        if n > 0 {
+            out.push(b',');
+        }
+        out.extend(b"{\"rule\":");
+        json_str(out, o.rule.id);
+        let _ = write!(
+            out,
+            ",\"severity\":\"{}\",\"count\":{}",
+            o.severity, o.count
+        );
+        accepted_by(out, *i);
+    }
+    out.extend(b"]}");
+}
+
+/// The JSON report's `baseline` object (also the SARIF run's
+/// `properties.baseline`): the file, the findings it suppressed, and its
+/// stale entries in full.
+pub fn baseline_json(b: &Baseline) -> serde_json::Value {
+    serde_json::json!({
+        "path": b.path,
+        "suppressed": b.suppressed(),
+        "stale": b.stale(),
+    })
 }
 
 fn plural(n: usize) -> &'static str {
@@ -243,7 +339,8 @@ fn plural(n: usize) -> &'static str {
     }
 }
 
-fn entry_name(path: &str, member: Option<&str>) -> String {
+/// How the text report names a code object: `path [member]`.
+pub fn entry_name(path: &str, member: Option<&str>) -> String {
     match member {
         Some(m) => format!("{path} [{m}]"),
         None => path.to_owned(),
@@ -268,8 +365,8 @@ pub fn render_object(
     opts: Options,
     out: &mut Chunks,
 ) {
-    if opts.json {
-        json_entry(
+    match opts.format {
+        ReportFormat::Json => json_entry(
             out,
             &head(path, member, r),
             r.kernels.iter(),
@@ -277,9 +374,12 @@ pub fn render_object(
             &r.violations,
             &r.omitted,
             None,
-        );
-    } else {
-        print_text(&entry_name(path, member), r, opts.verbose, out);
+            None,
+        ),
+        ReportFormat::Text => print_text(&entry_name(path, member), r, opts.verbose, out),
+        // The results alone: `bench` measures rendering, and the
+        // notifications of counted-but-not-kept findings are not results.
+        ReportFormat::Sarif => sarif::object(out, &mut Vec::new(), path, member, None, r, None),
     }
 }
 
@@ -291,9 +391,10 @@ fn render_object_owned(
     member: Option<&str>,
     mut r: ObjectReport,
     opts: Options,
+    suppressed: Option<(&Suppressed, &Baseline)>,
     out: &mut Chunks,
 ) {
-    if !opts.json {
+    if opts.format != ReportFormat::Json {
         return render_object(path, member, &r, opts, out);
     }
     // Kept for `explain`; the JSON report does not carry them.
@@ -308,13 +409,23 @@ fn render_object_owned(
         opts.detail,
         &r.violations,
         &r.omitted,
+        suppressed,
         None,
     );
 }
 
-/// Renders the entry of an input that could not be checked.
-fn render_failed(path: &str, member: Option<&str>, error: &str, opts: Options, out: &mut Chunks) {
-    if opts.json {
+/// Renders the entry of an input that could not be checked (in SARIF, a
+/// notification of the invocation rather than a result).
+fn render_failed(path: &str, member: Option<&str>, error: &str, ctx: &Ctx<'_>, out: &mut Rendered) {
+    let opts = ctx.opts;
+    if opts.format == ReportFormat::Sarif {
+        out.notes.push(sarif::failed(path, member, error));
+    } else if opts.format == ReportFormat::Json {
+        if !out.out.is_empty() {
+            out.out.push(b',');
+        }
+        let out = &mut out.out;
+        let none = Suppressed::default();
         let head = EntryHead {
             path,
             member,
@@ -329,11 +440,12 @@ fn render_failed(path: &str, member: Option<&str>, error: &str, opts: Options, o
             false,
             &[],
             &[],
+            ctx.baseline.map(|b| (&none, b)),
             Some(error),
         );
     } else {
         let _ = writeln!(
-            out,
+            out.out,
             "{}: could not check: {error}",
             entry_name(path, member)
         );
@@ -369,11 +481,13 @@ impl Chunks {
         self.len() == 0
     }
 
-    fn push(&mut self, b: u8) {
+    /// Appends a byte.
+    pub fn push(&mut self, b: u8) {
         self.extend(&[b]);
     }
 
-    fn extend(&mut self, mut buf: &[u8]) {
+    /// Appends bytes.
+    pub fn extend(&mut self, mut buf: &[u8]) {
         while !buf.is_empty() {
             let take = buf.len().min(Self::PIECE - self.cur.len());
             let need = self.cur.len() + take;
@@ -518,66 +632,107 @@ struct Job {
     src: Source,
 }
 
+/// What the workers share: the options and the baseline.
+#[derive(Clone, Copy)]
+struct Ctx<'a> {
+    opts: Options,
+    baseline: Option<&'a Baseline>,
+}
+
+/// What a job renders: report bytes, and (SARIF only) notifications of
+/// the invocation, which go at the end of the document.
+#[derive(Default)]
+struct Rendered {
+    out: Chunks,
+    notes: Vec<serde_json::Value>,
+}
+
 /// Rendered entries, ready to be written in their turn.
 struct Done {
     seq: u64,
-    out: Chunks,
+    out: Rendered,
     counts: Summary,
 }
 
 /// Checks one code object and renders its entry into `out` (after a JSON
-/// separator if `out` already holds an entry); its counts.
+/// separator if `out` already holds an entry); its counts. `base` is
+/// where the code object starts in its file, when it is a part of the
+/// file as it is on disk (not unpacked from a compressed bundle).
 fn check_one(
     path: &str,
     member: Option<&str>,
     data: &[u8],
-    opts: Options,
-    out: &mut Chunks,
+    base: Option<u64>,
+    ctx: &Ctx<'_>,
+    out: &mut Rendered,
 ) -> Summary {
-    if opts.json && !out.is_empty() {
-        out.push(b',');
-    }
+    let opts = ctx.opts;
     // The oracle never panics by contract; if a bug breaks that, the
     // object is reported as not checked and the run goes on (a lost worker
     // would stall the pipeline).
-    match std::panic::catch_unwind(|| check_object_with(data, opts.oracle_detail())) {
-        Ok(r) => {
-            let counts = Summary::of(&r);
-            render_object_owned(path, member, r, opts, out);
-            counts
+    let mut r = match std::panic::catch_unwind(|| check_object_with(data, opts.oracle_detail())) {
+        Ok(r) => r,
+        Err(_) => {
+            return failed_one(
+                path,
+                member,
+                "internal error: the checker panicked on this code object (please report it with the file)",
+                ctx,
+                out,
+            )
         }
-        Err(_) => failed_one(
+    };
+    let suppressed = match ctx.baseline {
+        Some(b) => b.apply(path, member, &mut r),
+        None => Suppressed::default(),
+    };
+    let counts = Summary::of(&r);
+    if opts.format == ReportFormat::Sarif {
+        let suppressed = ctx.baseline.map(|b| (&suppressed, b));
+        sarif::object(
+            &mut out.out,
+            &mut out.notes,
             path,
             member,
-            "internal error: the checker panicked on this code object (please report it with the file)",
-            opts,
-            out,
-        ),
+            base,
+            &r,
+            suppressed,
+        );
+    } else {
+        if opts.format == ReportFormat::Json && !out.out.is_empty() {
+            out.out.push(b',');
+        }
+        let suppressed = ctx.baseline.map(|b| (&suppressed, b));
+        render_object_owned(path, member, r, opts, suppressed, &mut out.out);
     }
+    counts
 }
 
-/// Renders the entry of something that could not be checked into `out`
-/// (after a JSON separator if needed); its counts.
+/// Renders the entry of something that could not be checked into `out`;
+/// its counts.
 fn failed_one(
     path: &str,
     member: Option<&str>,
     error: &str,
-    opts: Options,
-    out: &mut Chunks,
+    ctx: &Ctx<'_>,
+    out: &mut Rendered,
 ) -> Summary {
-    if opts.json && !out.is_empty() {
-        out.push(b',');
-    }
-    render_failed(path, member, error, opts, out);
+    render_failed(path, member, error, ctx, out);
     Summary {
         unreadable: 1,
         ..Summary::default()
     }
 }
 
+/// Where `part` starts in `file`, if it is a slice of it.
+fn offset_in(file: &[u8], part: &[u8]) -> Option<u64> {
+    let start = (part.as_ptr() as usize).wrapping_sub(file.as_ptr() as usize);
+    (start <= file.len() && part.len() <= file.len() - start).then_some(start as u64)
+}
+
 /// Runs one job: check, render, and let the mapped pages go.
-fn work(job: Job, opts: Options) -> Done {
-    let mut out = Chunks::default();
+fn work(job: Job, ctx: &Ctx<'_>) -> Done {
+    let mut out = Rendered::default();
     let mut counts = Summary::default();
     match &job.src {
         Source::Mapped(b, r) => {
@@ -585,7 +740,8 @@ fn work(job: Job, opts: Options) -> Done {
                 &job.path,
                 job.member.as_deref(),
                 &b[r.clone()],
-                opts,
+                Some(r.start as u64),
+                ctx,
                 &mut out,
             );
             // The last holder of the map unmaps it when the job is dropped:
@@ -605,14 +761,15 @@ fn work(job: Job, opts: Options) -> Done {
                                 &job.path,
                                 m.name.as_deref(),
                                 m.data,
-                                opts,
+                                offset_in(b, m.data),
+                                ctx,
                                 &mut out,
                             ));
                         }
                         c
                     }
                     container::Visit::Failed { at, error } => {
-                        failed_one(&job.path, Some(&at), &error, opts, &mut out)
+                        failed_one(&job.path, Some(&at), &error, ctx, &mut out)
                     }
                 };
                 counts.add(&c);
@@ -632,7 +789,7 @@ fn work(job: Job, opts: Options) -> Done {
 /// The writing end of the pipeline: hands out jobs, and writes finished
 /// entries in input order.
 struct Writer<'w> {
-    opts: Options,
+    ctx: Ctx<'w>,
     jobs: Option<mpsc::Sender<Job>>,
     done: mpsc::Receiver<Done>,
     window: usize,
@@ -645,6 +802,8 @@ struct Writer<'w> {
     wrote_entry: bool,
     summary: Summary,
     write_error: Option<io::Error>,
+    /// SARIF: the invocation's notifications, in input order.
+    notes: Vec<serde_json::Value>,
 }
 
 impl Writer<'_> {
@@ -671,8 +830,8 @@ impl Writer<'_> {
 
     /// Adds an entry rendered here (an input that could not be checked).
     fn failed(&mut self, path: &str, member: Option<&str>, error: &str) {
-        let mut out = Chunks::default();
-        render_failed(path, member, error, self.opts, &mut out);
+        let mut out = Rendered::default();
+        render_failed(path, member, error, &self.ctx, &mut out);
         let seq = self.next_seq;
         self.next_seq += 1;
         self.accept(Done {
@@ -695,16 +854,18 @@ impl Writer<'_> {
 
     /// Takes a finished entry and writes every entry now due.
     fn accept(&mut self, d: Done) {
-        self.pending_bytes += d.out.len();
+        self.pending_bytes += d.out.out.len();
         self.pending.insert(d.seq, d);
         while let Some(d) = self.pending.remove(&self.next_out) {
-            self.pending_bytes -= d.out.len();
+            let Rendered { out, notes } = d.out;
+            self.pending_bytes -= out.len();
             self.next_out += 1;
             self.summary.add(&d.counts);
-            if self.write_error.is_some() || d.out.is_empty() {
+            self.notes.extend(notes);
+            if self.write_error.is_some() || out.is_empty() {
                 continue;
             }
-            let sep: &[u8] = if self.opts.json && self.wrote_entry {
+            let sep: &[u8] = if self.ctx.opts.json_like() && self.wrote_entry {
                 b","
             } else {
                 b""
@@ -713,7 +874,7 @@ impl Writer<'_> {
             if let Err(e) = self
                 .out
                 .write_all(sep)
-                .and_then(|()| d.out.write_to(self.out))
+                .and_then(|()| out.write_to(self.out))
             {
                 self.write_error = Some(e);
             }
@@ -821,8 +982,10 @@ fn not_a_code_object(path: &Path, bytes: &[u8], explicit: bool) -> Option<String
     None
 }
 
-/// The `check` command. Returns the exit status.
-pub fn run_check(paths: &[PathBuf], opts: Options) -> u8 {
+/// The `check` command: checks `paths`, suppressing the findings that
+/// `baseline` accepts. Returns the exit status.
+pub fn run_check(paths: &[PathBuf], opts: Options, baseline: Option<&Baseline>) -> u8 {
+    let ctx = Ctx { opts, baseline };
     let inputs = input::expand(paths);
     let stdout = io::stdout();
     // The report goes to a duplicate of standard output's descriptor:
@@ -837,10 +1000,18 @@ pub fn run_check(paths: &[PathBuf], opts: Options) -> u8 {
     let (job_tx, job_rx) = mpsc::channel::<Job>();
     let (done_tx, done_rx) = mpsc::channel::<Done>();
     let job_rx = Mutex::new(job_rx);
-    if opts.json {
-        let _ = out.write_all(b"{\"files\":[");
+    match opts.format {
+        ReportFormat::Json => {
+            let _ = out.write_all(b"{\"files\":[");
+        }
+        ReportFormat::Sarif => {
+            let mut head = Chunks::default();
+            sarif::begin(&mut head);
+            let _ = head.write_to(&mut out);
+        }
+        ReportFormat::Text => {}
     }
-    let (summary, write_error) = std::thread::scope(|s| {
+    let (summary, write_error, notes) = std::thread::scope(|s| {
         for _ in 0..workers {
             let done_tx = done_tx.clone();
             let job_rx = &job_rx;
@@ -850,14 +1021,14 @@ pub fn run_check(paths: &[PathBuf], opts: Options) -> u8 {
                     Err(_) => break,
                 };
                 let Ok(job) = job else { break };
-                if done_tx.send(work(job, opts)).is_err() {
+                if done_tx.send(work(job, &ctx)).is_err() {
                     break;
                 }
             });
         }
         drop(done_tx);
         let mut w = Writer {
-            opts,
+            ctx,
             jobs: Some(job_tx),
             done: done_rx,
             window: WINDOW_PER_WORKER * workers,
@@ -874,6 +1045,7 @@ pub fn run_check(paths: &[PathBuf], opts: Options) -> u8 {
                 ..Summary::default()
             },
             write_error: None,
+            notes: Vec::new(),
         };
         for p in &inputs.problems {
             w.summary.files += 1;
@@ -886,24 +1058,43 @@ pub fn run_check(paths: &[PathBuf], opts: Options) -> u8 {
             w.file(inp);
         }
         w.drain();
-        (w.summary, w.write_error)
+        (w.summary, w.write_error, w.notes)
     });
     if let Some(e) = write_error {
         eprintln!("hsaco-conform check: cannot write the report: {e}");
         return 2;
     }
-    let written = if opts.json {
-        out.write_all(b"],\"summary\":")
+    let status = summary.exit_status(opts.fail_on);
+    let written = match opts.format {
+        ReportFormat::Json => out
+            .write_all(b"],\"summary\":")
             .and_then(|()| serde_json::to_writer(&mut out, &summary).map_err(io::Error::from))
-            .and_then(|()| out.write_all(b"}\n"))
-    } else {
-        writeln!(out, "{}", summary_line(&summary))
+            .and_then(|()| match baseline {
+                Some(b) => out.write_all(b",\"baseline\":").and_then(|()| {
+                    serde_json::to_writer(&mut out, &baseline_json(b)).map_err(io::Error::from)
+                }),
+                None => Ok(()),
+            })
+            .and_then(|()| out.write_all(b"}\n")),
+        ReportFormat::Sarif => sarif::end(&mut out, notes, &summary, status, baseline),
+        ReportFormat::Text => {
+            let mut line = summary_line(&summary);
+            let mut stale = String::new();
+            if let Some(b) = baseline {
+                for e in b.stale() {
+                    stale += &b.stale_line(e);
+                    stale.push('\n');
+                }
+                line += &format!(", {} suppressed by baseline {}", b.suppressed(), b.path);
+            }
+            writeln!(out, "{stale}{line}")
+        }
     };
     if let Err(e) = written.and_then(|()| out.flush()) {
         eprintln!("hsaco-conform check: cannot write the report: {e}");
         return 2;
     }
-    summary.exit_status()
+    status
 }
 
 /// The text report's last line.
