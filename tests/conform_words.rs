@@ -427,8 +427,14 @@ fn llvm22_crashes_are_known_once_stored() {
         .collect();
     assert_eq!(llvm22.len(), 3);
     for (name, cpu, _, bytes) in &llvm22 {
-        assert!(crashes_llvm_mc(&mc22, cpu, bytes), "{name} crashes llvm-mc-22");
-        assert!(!crashes_llvm_mc(&mc19, cpu, bytes), "{name}: llvm-mc-19 survives");
+        assert!(
+            crashes_llvm_mc(&mc22, cpu, bytes),
+            "{name} crashes llvm-mc-22"
+        );
+        assert!(
+            !crashes_llvm_mc(&mc19, cpu, bytes),
+            "{name}: llvm-mc-19 survives"
+        );
     }
     // gfx803: the truncated literal as the last line, after a valid word
     // and the gfx90a buffer word (SOFFSET 0xff), which crashes GFX8 too.
@@ -475,7 +481,10 @@ fn llvm22_crashes_are_known_once_stored() {
             .and_then(|k| k["count"].as_u64())
     };
     // Each crashes libLLVM-22 and llvm-mc-22 once.
-    assert_eq!(known("llvm.crash.llvm22-input-ends-in-instruction"), Some(2));
+    assert_eq!(
+        known("llvm.crash.llvm22-input-ends-in-instruction"),
+        Some(2)
+    );
     assert_eq!(known("llvm.crash.llvm22-buffer-soffset-literal"), Some(2));
 
     // Without the allowlist: new crash findings, reproduced by llvm-mc-22
@@ -512,6 +521,83 @@ fn llvm22_crashes_are_known_once_stored() {
         use std::os::unix::process::ExitStatusExt;
         assert_eq!(o.status.signal(), Some(11), "{}", mc["shell"]);
     }
+}
+
+/// Runs a finding's lit test the way lit would (pipefail, %s the file)
+/// with `mc` for llvm-mc; true when it passes.
+fn lit_passes(test: &Path, mc: &Path, filecheck: &Path) -> bool {
+    let text = std::fs::read_to_string(test).expect("test.s");
+    let run = text
+        .lines()
+        .find_map(|l| l.strip_prefix("# RUN: "))
+        .expect("a RUN line");
+    let cmd = run
+        .replace("%s", &test.display().to_string())
+        .replacen("llvm-mc ", &format!("{} ", mc.display()), 1)
+        .replace("FileCheck", &filecheck.display().to_string());
+    Command::new("bash")
+        .args(["-o", "pipefail", "-c", &cmd])
+        .output()
+        .expect("run the lit RUN line")
+        .status
+        .success()
+}
+
+/// A new LLVM finding's folder holds an upstream-ready lit test and a
+/// report naming the versions: the test fails with the LLVM that shows
+/// the problem and passes with one that does not.
+#[test]
+fn llvm_findings_carry_a_lit_test_that_fails_only_where_the_bug_is() {
+    let (Some(mc22), Some(mc19), Some(fc)) = (
+        support::require_tool("llvm-mc-22"),
+        support::require_tool("llvm-mc-19"),
+        support::require_tool("FileCheck-14"),
+    ) else {
+        return;
+    };
+    if !have_libllvm(22) {
+        return;
+    }
+    let d = tempdir();
+    let input = d.path().join("words.txt");
+    // The truncated literal (LLVM 22 crashes) and s_load_dword with SDATA
+    // 125 on gfx803 (no null register there: LLVM 22 prints `null`).
+    std::fs::write(
+        &input,
+        "0x00 0xff 0x00 0x80
+0x40 0x1f 0x00 0xc0 0x00 0x00 0x00 0x00
+",
+    )
+    .expect("write");
+    let out = d.path().join("found");
+    let report = d.path().join("r.json");
+    let o = run(&[
+        "diff",
+        "words",
+        "--target",
+        "gfx803",
+        "--peers",
+        "libllvm-22,llvm-mc-22",
+        "--no-allowlist",
+        "--out",
+        out.to_str().expect("utf-8"),
+        "--json",
+        report.to_str().expect("utf-8"),
+        input.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let j = json(&report);
+    let findings = j["findings"].as_array().expect("findings");
+    let crash = findings
+        .iter()
+        .find(|f| f["signature"]["kind"] == "crash")
+        .unwrap_or_else(|| panic!("a crash finding: {j}"));
+    let dir = out.join(crash["dir"].as_str().expect("dir"));
+    let report_md = std::fs::read_to_string(dir.join("report.md")).expect("report.md");
+    assert!(report_md.contains("Shown by LLVM 22"), "{report_md}");
+    let test = dir.join("test.s");
+    assert!(!lit_passes(&test, &mc22, &fc), "fails with llvm-mc-22");
+    assert!(lit_passes(&test, &mc19, &fc), "passes with llvm-mc-19");
 }
 
 #[test]

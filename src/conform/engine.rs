@@ -1269,6 +1269,9 @@ fn write_findings(
             .join("\n")
             + "\n";
         files.push((String::new(), "original.txt".to_owned(), original));
+        for (name, contents) in super::upstream::files(f) {
+            files.push((String::new(), name, contents));
+        }
         if let Err(e) = store.write_finding(f, &files) {
             result.warnings.push(format!(
                 "{}: cannot write finding {}: {e}",

@@ -68,6 +68,7 @@ pub mod objects_meta;
 pub mod reduce;
 pub mod report;
 pub mod smem;
+pub mod upstream;
 pub mod words;
 
 use std::fmt::{self, Write as _};
