@@ -9,7 +9,7 @@ use clap::{Args, Subcommand};
 use hsaco_conform::conform::allowlist::Allowlist;
 use hsaco_conform::conform::comgr as ccomgr;
 use hsaco_conform::conform::engine::{self, Plan, Settings};
-use hsaco_conform::conform::findings::atomic_write;
+use hsaco_conform::conform::findings::{self, atomic_write, Store};
 use hsaco_conform::conform::mutants::{self, MutantsCmp};
 use hsaco_conform::conform::objects::{self, ObjectCmp};
 use hsaco_conform::conform::objects_meta;
@@ -96,10 +96,25 @@ Progress goes to standard error every 5 s. The table (peer x comparison:
 compared, same, known, different, not comparable, crashed, timed out,
 comparisons per second) goes to standard output.
 
-Resuming: with --out, finished units are saved in DIR/state.json; the same
-command run again (after Ctrl-C or a kill) resumes, a different one
-restarts cleanly in the folder. Files are written to a temporary name and
-renamed, so no half-written file is ever left under its final name.
+Output folder (--out DIR): a new folder, an empty one, or one an earlier
+run of hsaco-conform wrote (it holds DIR/state.json); any other folder is
+refused before any work, and nothing is written into it. The folder is
+locked while a run uses it (flock on DIR/.lock, released when the run ends
+however it ends): a second run on the same folder fails at once, naming
+the PID that holds it.
+
+Resuming: finished units are saved in DIR/state.json; the same command
+with the same options run again (after Ctrl-C or a kill) resumes. Another
+command or other options start afresh in the folder: what the earlier run
+wrote (manifest.jsonl, the finding folders state.json names) is replaced.
+Files hsaco-conform did not write are never removed or replaced. Files are
+written to a temporary name and renamed, so no half-written file is ever
+left under its final name.
+
+Reports (--json, --junit, --html) are checked before any work (their
+folder must exist and take a new file; a report path must not be a
+folder) and written at the end, each to a temporary name and renamed:
+an existing report is replaced only by a finished run's.
 
 Benchmark: --bench measures, on one processor (the first of --targets,
 default gfx900) and --count words (default 200000), comparisons per second
@@ -109,7 +124,8 @@ Build with --release.
 
 Exit status: 0 no new finding (informational ones do not count), 1 new
 findings, 2 could not run (bad option, unknown processor, no peer found,
-output folder not writable).
+a report or output folder that cannot be written, an output folder that
+is not this tool's or is in use).
 
 Examples:
   hsaco-conform conform
@@ -189,7 +205,8 @@ pub struct Common {
     #[arg(long, value_delimiter = ',')]
     pub peers: Vec<String>,
     /// Write findings, reproducers and manifest.jsonl to this folder (and
-    /// resume from it).
+    /// resume from it): a new or empty folder, or an earlier run's; locked
+    /// while the run lasts.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Write the JSON report to this file.
@@ -423,8 +440,42 @@ fn write_reports(
     Ok(())
 }
 
-fn finish(command: &str, c: &Common, options: serde_json::Value, plan: &Plan, s: &Settings) -> u8 {
-    let r = match engine::run(plan, s) {
+/// Checks every output path before any work starts (a report's folder
+/// must take a new file, and a report is not a folder; nothing is created
+/// or truncated), then claims and locks `--out`. The error is one line
+/// naming the path and why.
+fn claim_outputs(c: &Common, bench: bool) -> Result<Option<Store>, String> {
+    for (flag, p) in [
+        ("--json", &c.json),
+        ("--junit", &c.junit),
+        ("--html", &c.html),
+    ] {
+        let Some(p) = p else { continue };
+        // A report inside a new --out folder: that folder is checked below
+        // and made before the report is written.
+        let in_new_out = c
+            .out
+            .as_deref()
+            .is_some_and(|o| engine::parent_dir(p) == o && !o.exists());
+        if !in_new_out || bench {
+            findings::check_writable(p).map_err(|e| format!("{flag} {e}"))?;
+        }
+    }
+    if bench {
+        return Ok(None);
+    }
+    c.out.as_deref().map(Store::claim).transpose()
+}
+
+fn finish(
+    command: &str,
+    c: &Common,
+    options: serde_json::Value,
+    plan: &Plan,
+    s: &Settings,
+    store: Option<Store>,
+) -> u8 {
+    let r = match engine::run_in(plan, s, store) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("hsaco-conform {command}: {e}");
@@ -446,12 +497,14 @@ fn finish(command: &str, c: &Common, options: serde_json::Value, plan: &Plan, s:
 
 /// Runs `conform`; returns the exit status.
 pub fn run_conform(a: &ConformArgs) -> u8 {
-    match conform_plan(a) {
-        Ok((plan, options, settings)) => {
+    let planned =
+        claim_outputs(&a.common, a.bench).and_then(|store| conform_plan(a).map(|p| (p, store)));
+    match planned {
+        Ok(((plan, options, settings), store)) => {
             if a.bench {
                 return run_bench(a, &plan, &settings);
             }
-            finish("conform", &a.common, options, &plan, &settings)
+            finish("conform", &a.common, options, &plan, &settings, store)
         }
         Err(e) => {
             eprintln!("hsaco-conform conform: {e}");
@@ -572,9 +625,11 @@ fn conform_plan(a: &ConformArgs) -> Result<(Plan, serde_json::Value, Settings), 
 /// Runs `diff ...`; returns the exit status.
 pub fn run_diff(cmd: &DiffCommand) -> u8 {
     match cmd {
-        DiffCommand::Words(a) => match words_plan(a) {
-            Ok((plan, options, settings)) => {
-                finish("diff words", &a.common, options, &plan, &settings)
+        DiffCommand::Words(a) => match claim_outputs(&a.common, false)
+            .and_then(|store| words_plan(a).map(|p| (p, store)))
+        {
+            Ok(((plan, options, settings), store)) => {
+                finish("diff words", &a.common, options, &plan, &settings, store)
             }
             Err(e) => {
                 eprintln!("hsaco-conform diff words: {e}");

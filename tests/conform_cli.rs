@@ -1,9 +1,11 @@
 //! `hsaco-conform conform`: a small run's JSON and JUnit reports (the
 //! JUnit file read by a real consumer, the `junit-parser` crate), exit
 //! statuses 0, 1 and 2, a SIGKILL in the middle of a run (no half-written
-//! file; the same command resumes), `--shard`, the benchmark, and the
-//! worker isolation (a worker that aborts, exits or hangs is replaced and
-//! the batch goes on).
+//! file; the same command resumes), `--shard`, the benchmark, the worker
+//! isolation (a worker that aborts, exits or hangs is replaced and the
+//! batch goes on), and output safety (`--out` refuses folders it did not
+//! write, leaves others' files alone, is locked while a run uses it; report
+//! paths are checked before any work).
 
 mod support;
 
@@ -428,7 +430,15 @@ fn sigkill_leaves_no_half_written_file_and_the_rerun_resumes() {
         .spawn()
         .expect("start");
     let t0 = Instant::now();
-    while !out.join("state.json").exists() {
+    // state.json is written when the run begins; wait for a finished unit.
+    let saved_units = || {
+        std::fs::read(out.join("state.json"))
+            .ok()
+            .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
+            .and_then(|j| j["units"].as_object().map(|m| m.len()))
+            .unwrap_or(0)
+    };
+    while saved_units() == 0 {
         assert!(t0.elapsed() < Duration::from_secs(120), "no progress saved");
         assert!(
             child.try_wait().expect("wait").is_none(),
@@ -611,4 +621,286 @@ fn bench_reports_rates_per_peer_and_the_ratio() {
         assert!(p["per_second"].as_f64().is_some_and(|r| r > 0.0));
     }
     assert!(j["ratio"].as_f64().is_some_and(|r| r > 0.0));
+}
+
+/// The lines of standard error.
+fn err_lines(o: &Output) -> Vec<String> {
+    String::from_utf8_lossy(&o.stderr)
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Names in a folder, sorted.
+fn names(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .expect("read folder")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn out_refuses_a_folder_it_did_not_write_and_leaves_it_untouched() {
+    let d = tempfile::tempdir().expect("tmp");
+    let theirs = d.path().join("thesis");
+    std::fs::create_dir_all(theirs.join("findings")).expect("dir");
+    std::fs::write(theirs.join("chapter1.tex"), b"precious").expect("file");
+    std::fs::write(theirs.join("findings/notes.txt"), b"mine").expect("file");
+    let t0 = Instant::now();
+    let o = run(&["conform", "--count", "512", "--out", s(&theirs)]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        t0.elapsed() < Duration::from_secs(10),
+        "refused before any work"
+    );
+    let lines = err_lines(&o);
+    assert_eq!(lines.len(), 1, "one line: {lines:?}");
+    assert!(
+        lines[0].contains(&format!("--out {}", theirs.display()))
+            && lines[0].contains("not an earlier hsaco-conform run")
+            && lines[0].contains("give a new or empty folder"),
+        "{lines:?}"
+    );
+    assert!(o.stdout.is_empty(), "no table");
+    assert_eq!(names(&theirs), ["chapter1.tex", "findings"]);
+    assert_eq!(names(&theirs.join("findings")), ["notes.txt"]);
+    assert_eq!(
+        std::fs::read(theirs.join("chapter1.tex")).expect("read"),
+        b"precious"
+    );
+    // A file is not a folder.
+    let f = theirs.join("chapter1.tex");
+    let o = run(&["conform", "--out", s(&f)]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("not a folder"), "{}", text(&o));
+}
+
+#[test]
+fn report_paths_are_checked_before_any_work() {
+    let d = tempfile::tempdir().expect("tmp");
+    let file = d.path().join("plain-file");
+    std::fs::write(&file, b"x").expect("file");
+    let out = d.path().join("found");
+    let kept = d.path().join("kept.json");
+    std::fs::write(&kept, b"an earlier report").expect("file");
+    let under_file = file.join("c.json");
+    let in_proc = PathBuf::from("/proc/version/c.xml");
+    for (flag, bad, why) in [
+        ("--json", under_file.as_path(), "Not a directory"),
+        ("--junit", in_proc.as_path(), "Not a directory"),
+        ("--html", d.path(), "Is a directory"),
+        (
+            "--json",
+            &d.path().join("no/such/folder/c.json"),
+            "No such file",
+        ),
+    ] {
+        let t0 = Instant::now();
+        // The default run takes a minute: a quick exit shows nothing ran.
+        // An existing report named with another option is not touched.
+        let keep_flag = if flag == "--junit" {
+            "--json"
+        } else {
+            "--junit"
+        };
+        let o = run(&[
+            "conform",
+            keep_flag,
+            s(&kept),
+            flag,
+            s(bad),
+            "--out",
+            s(&out),
+        ]);
+        let took = t0.elapsed();
+        assert_eq!(
+            o.status.code(),
+            Some(2),
+            "{flag} {}: {}",
+            bad.display(),
+            text(&o)
+        );
+        assert!(took < Duration::from_secs(10), "{took:?}");
+        let lines = err_lines(&o);
+        assert_eq!(lines.len(), 1, "one line: {lines:?}");
+        assert!(
+            lines[0].contains(&format!("{flag} {}: cannot write", bad.display()))
+                && lines[0].contains(why),
+            "{lines:?}"
+        );
+        assert!(o.stdout.is_empty(), "no table: {}", text(&o));
+        assert!(!out.exists(), "no output folder made");
+        assert_eq!(std::fs::read(&kept).expect("read"), b"an earlier report");
+    }
+    assert_eq!(
+        names(d.path()),
+        ["kept.json", "plain-file"],
+        "no probe left"
+    );
+    // diff words checks the same way, before reading its input.
+    let o = run(&[
+        "diff",
+        "words",
+        "--target",
+        "gfx900",
+        "--json",
+        s(&under_file),
+        "/nonexistent-words.txt",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        text(&o).contains(&format!("--json {}: cannot write", under_file.display())),
+        "{}",
+        text(&o)
+    );
+}
+
+#[test]
+fn out_is_locked_while_a_run_uses_it_and_others_files_survive_restarts() {
+    if peers().is_none() {
+        return;
+    }
+    let d = tempfile::tempdir().expect("tmp");
+    let out = d.path().join("found");
+    let long = [
+        "conform",
+        "--count",
+        "245760",
+        "--targets",
+        "gfx900",
+        "--kinds",
+        "smem-disasm",
+        "--peers",
+        "libllvm-19,llvm-mc-19",
+        "--jobs",
+        "1",
+        "--quiet",
+        "--out",
+        s(&out),
+    ];
+    let mut first = Command::new(BIN)
+        .args(long)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start");
+    let t0 = Instant::now();
+    while !out.join("state.json").exists() {
+        assert!(t0.elapsed() < Duration::from_secs(120), "no run record");
+        assert!(
+            first.try_wait().expect("wait").is_none(),
+            "finished before the second run"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // A second run on the same folder fails at once, naming the first.
+    let t1 = Instant::now();
+    let o = run(&long);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(t1.elapsed() < Duration::from_secs(10));
+    let lines = err_lines(&o);
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert!(
+        lines[0].contains(&format!(
+            "--out {}: in use by another hsaco-conform run (PID {})",
+            out.display(),
+            first.id()
+        )),
+        "{lines:?}"
+    );
+    assert!(
+        first.try_wait().expect("wait").is_none(),
+        "the first run goes on"
+    );
+    // SIGKILL: the kernel drops the lock; no stale state blocks the next run.
+    first.kill().expect("kill");
+    first.wait().expect("wait");
+
+    // Others' files in the run's folder.
+    std::fs::write(out.join("README.txt"), b"what these are").expect("file");
+    std::fs::create_dir_all(out.join("findings/by-hand")).expect("dir");
+    std::fs::write(out.join("findings/by-hand/note.txt"), b"mine").expect("file");
+    let small = |extra: &[&str]| {
+        let mut a = vec![
+            "conform",
+            "--count",
+            "512",
+            "--targets",
+            "gfx900",
+            "--kinds",
+            "smem-disasm",
+            "--peers",
+            "libllvm-19",
+            "--no-allowlist",
+            "--no-reduce",
+            "--out",
+            s(&out),
+        ];
+        a.extend(extra);
+        run(&a)
+    };
+    // Other options: a fresh start in the folder, with findings.
+    let o = small(&[]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(
+        text(&o).contains("held a run of conform with other options: starting afresh"),
+        "{}",
+        text(&o)
+    );
+    let state = json(&out.join("state.json"));
+    assert_eq!(state["tool"], "hsaco-conform");
+    assert_eq!(state["command"], "conform");
+    let written: Vec<String> = state["findings"]
+        .as_array()
+        .expect("findings recorded")
+        .iter()
+        .filter_map(|v| v.as_str().map(str::to_owned))
+        .collect();
+    assert!(!written.is_empty(), "{state}");
+    let mut want = written.clone();
+    want.push("by-hand".to_owned());
+    want.sort();
+    assert_eq!(names(&out.join("findings")), want);
+    // The same command again resumes, and keeps the same findings.
+    let o = small(&[]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(
+        text(&o).contains("1 units (1 from an earlier run)"),
+        "{}",
+        text(&o)
+    );
+    assert_eq!(names(&out.join("findings")), want);
+    // With the allowlist there are none: this run's findings are removed,
+    // nobody else's.
+    let mut a = vec![
+        "conform",
+        "--count",
+        "512",
+        "--targets",
+        "gfx900",
+        "--kinds",
+        "smem-disasm",
+        "--peers",
+        "libllvm-19",
+        "--out",
+    ];
+    a.push(s(&out));
+    let o = run(&a);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert_eq!(names(&out.join("findings")), ["by-hand"]);
+    assert_eq!(
+        std::fs::read(out.join("findings/by-hand/note.txt")).expect("read"),
+        b"mine"
+    );
+    assert_eq!(
+        std::fs::read(out.join("README.txt")).expect("read"),
+        b"what these are"
+    );
+    assert_eq!(
+        std::fs::read_to_string(out.join("manifest.jsonl")).expect("manifest"),
+        ""
+    );
 }

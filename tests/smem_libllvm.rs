@@ -341,10 +341,31 @@ fn binding_discovers_and_refuses_what_would_abort() {
         None
     );
     assert_eq!(llvm_disasm::version_of("libLLVMCore.a"), None);
+    // rustup's private library under its other name is not LLVM 22's.
+    assert_eq!(
+        llvm_disasm::version_of("libLLVM.so.22.1-rust-1.95.0-stable"),
+        None
+    );
+    assert_eq!(llvm_disasm::version_of("libLLVM.so.20.0git"), Some(20));
     let Some(lib) = require_lib(19) else {
         return;
     };
     assert!(llvm_disasm::discover().iter().any(|l| l.version == 19));
+    // The library's own symbol table says AMDGPU and LLVM 19, without
+    // loading it; another ELF file (this test) has no AMDGPU target.
+    assert_eq!(
+        llvm_disasm::probe_library(&lib.info().path),
+        Ok(llvm_disasm::LibFacts {
+            amdgpu: true,
+            version: Some(19)
+        })
+    );
+    let me = std::env::current_exe().expect("this test");
+    assert_eq!(llvm_disasm::probe_library(&me).map(|f| f.amdgpu), Ok(false));
+    let text = std::env::temp_dir().join(format!("not-elf-{}", std::process::id()));
+    std::fs::write(&text, "hello").expect("write");
+    assert!(llvm_disasm::probe_library(&text).is_err());
+    let _ = std::fs::remove_file(&text);
     assert_eq!(lib.isa_version("gfx90a"), Some(Some((9, 0, 10))));
     assert_eq!(lib.isa_version("gfx9999"), Some(None));
     assert_eq!(

@@ -504,12 +504,6 @@ pub fn run_inputs(
     result
 }
 
-#[derive(Serialize, Deserialize)]
-struct State {
-    key: String,
-    units: BTreeMap<u64, UnitResult>,
-}
-
 /// A private scratch folder, removed on drop.
 pub struct Scratch(pub PathBuf);
 
@@ -561,8 +555,19 @@ impl Drop for Scratch {
 }
 
 /// Runs the plan. `Err` when it could not run at all (the output folder
-/// cannot be created, no scratch folder).
+/// is refused or cannot be created, no scratch folder).
 pub fn run(plan: &Plan, settings: &Settings) -> Result<RunResult, String> {
+    let store = settings.out.as_deref().map(Store::claim).transpose()?;
+    run_in(plan, settings, store)
+}
+
+/// Runs the plan with its output folder already claimed
+/// ([`Store::claim`], done before any work by the commands).
+pub fn run_in(
+    plan: &Plan,
+    settings: &Settings,
+    mut store: Option<Store>,
+) -> Result<RunResult, String> {
     let t0 = Instant::now();
     let scratch = Scratch::new().map_err(|e| format!("cannot create a temporary folder: {e}"))?;
     let ctx = Ctx::new(
@@ -578,42 +583,29 @@ pub fn run(plan: &Plan, settings: &Settings) -> Result<RunResult, String> {
         units: mine.len() as u64,
         ..RunResult::default()
     };
-    let store = match &settings.out {
-        Some(d) => Some(
-            Store::open(d)
-                .map_err(|e| format!("{}: cannot use as output folder: {e}", d.display()))?,
-        ),
-        None => None,
-    };
-    let state_path = settings.out.as_ref().map(|d| d.join("state.json"));
     let mut done: BTreeMap<u64, UnitResult> = BTreeMap::new();
-    if let (Some(store), Some(sp)) = (&store, &state_path) {
-        let old: Option<State> = std::fs::read(sp)
-            .ok()
-            .and_then(|b| serde_json::from_slice(&b).ok());
-        match old {
-            Some(s) if s.key == settings.resume_key => {
-                done = s.units;
+    if let Some(store) = store.as_mut() {
+        match store.begin(&settings.label, &settings.resume_key)? {
+            findings::Begin::Resumed(units) => {
+                // Units of the same key have this version's format; any
+                // that do not read are run again.
+                for (id, u) in units {
+                    if let (Ok(id), Ok(u)) = (id.parse::<u64>(), serde_json::from_value(u)) {
+                        done.insert(id, u);
+                    }
+                }
                 done.retain(|id, _| mine.iter().any(|u| u.id == *id));
                 result.resumed = done.len() as u64;
             }
-            Some(_) => store.clear().map_err(|e| {
-                format!(
-                    "{}: cannot clear an earlier run's files: {e}",
-                    store.dir().display()
-                )
-            })?,
-            None if sp.exists() || store.dir().join("manifest.jsonl").exists() => {
-                store.clear().map_err(|e| {
-                    format!(
-                        "{}: cannot clear an earlier run's files: {e}",
-                        store.dir().display()
-                    )
-                })?
-            }
-            None => {}
+            findings::Begin::Restarted { command } if settings.progress => eprintln!(
+                "{}: {} held a run of {command} with other options: starting afresh (its findings are replaced)",
+                settings.label,
+                store.dir().display()
+            ),
+            _ => {}
         }
     }
+    let store = store;
     let todo: VecDeque<Unit> = mine
         .iter()
         .filter(|u| !done.contains_key(&u.id))
@@ -633,18 +625,10 @@ pub fn run(plan: &Plan, settings: &Settings) -> Result<RunResult, String> {
     let queue = Mutex::new(todo);
     let (tx, rx) = mpsc::channel::<(u64, UnitResult)>();
     let save = |done: &BTreeMap<u64, UnitResult>| -> Result<(), String> {
-        if let Some(sp) = &state_path {
-            #[derive(Serialize)]
-            struct Out<'a> {
-                key: &'a str,
-                units: &'a BTreeMap<u64, UnitResult>,
-            }
-            let bytes = serde_json::to_vec(&Out {
-                key: &settings.resume_key,
-                units: done,
-            })
-            .map_err(|e| e.to_string())?;
-            findings::atomic_write(sp, &bytes).map_err(|e| format!("{}: {e}", sp.display()))?;
+        if let Some(store) = &store {
+            store.save_units(done).map_err(|e| {
+                format!("{}: {e}", store.dir().join(findings::STATE_FILE).display())
+            })?;
         }
         Ok(())
     };

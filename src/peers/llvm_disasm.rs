@@ -125,12 +125,74 @@ pub struct LibInfo {
     pub path: PathBuf,
 }
 
-/// Directories searched for `libLLVM`: `LD_LIBRARY_PATH`, then the usual
-/// system library directories (Debian's multiarch directory first).
+/// Why a folder named in `LD_LIBRARY_PATH` or `PATH` is not searched
+/// for peers: it belongs to a Rust toolchain (`~/.rustup/toolchains/*/lib`,
+/// which holds rustc's private `libLLVM`, and its `rustlib` folders) or
+/// to a cargo target folder. `cargo run` puts these in `LD_LIBRARY_PATH`;
+/// skipping them makes `cargo run -- conform` find the peers the installed
+/// program finds. Such a library is a peer only when named (`--peer`).
+pub fn toolchain_private(dir: &Path) -> Option<&'static str> {
+    let real = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+    for d in [dir, real.as_path()] {
+        let names: Vec<&str> = d
+            .components()
+            .filter_map(|c| c.as_os_str().to_str())
+            .collect();
+        if names.contains(&"rustlib")
+            || names.windows(2).any(|w| w == [".rustup", "toolchains"])
+            || d.join("rustlib").is_dir()
+        {
+            return Some("a Rust toolchain's folder");
+        }
+        let rustc_driver = std::fs::read_dir(d).is_ok_and(|rd| {
+            rd.flatten().any(|e| {
+                e.file_name()
+                    .to_str()
+                    .is_some_and(|n| n.starts_with("librustc_driver-"))
+            })
+        });
+        if rustc_driver {
+            return Some("a Rust toolchain's folder");
+        }
+        // target/, target/debug, target/debug/deps: cargo writes
+        // .rustc_info.json at the top of its target folder.
+        if d.ancestors()
+            .take(3)
+            .any(|a| a.join(".rustc_info.json").is_file())
+        {
+            return Some("a cargo target folder");
+        }
+    }
+    None
+}
+
+/// `LD_LIBRARY_PATH`'s folders, split into those searched and those
+/// skipped ([`toolchain_private`], with why).
+fn library_path() -> (Vec<PathBuf>, Vec<(PathBuf, &'static str)>) {
+    let mut kept = Vec::new();
+    let mut skipped = Vec::new();
+    for d in std::env::var_os("LD_LIBRARY_PATH")
+        .map(|v| std::env::split_paths(&v).collect::<Vec<_>>())
+        .unwrap_or_default()
+    {
+        if d.as_os_str().is_empty() {
+            continue;
+        }
+        // Absolute, so that reproducers name the library they used.
+        let d = std::path::absolute(&d).unwrap_or(d);
+        match toolchain_private(&d) {
+            Some(why) => skipped.push((d, why)),
+            None => kept.push(d),
+        }
+    }
+    (kept, skipped)
+}
+
+/// Directories searched for `libLLVM`: `LD_LIBRARY_PATH` (without the
+/// folders [`toolchain_private`] names), then the usual system library
+/// directories (Debian's multiarch directory first).
 pub fn default_dirs() -> Vec<PathBuf> {
-    let mut dirs: Vec<PathBuf> = std::env::var_os("LD_LIBRARY_PATH")
-        .map(|v| std::env::split_paths(&v).collect())
-        .unwrap_or_default();
+    let mut dirs = library_path().0;
     for d in [
         "/usr/lib/x86_64-linux-gnu",
         "/usr/lib/aarch64-linux-gnu",
@@ -159,31 +221,173 @@ pub fn default_dirs() -> Vec<PathBuf> {
     dirs
 }
 
+/// True for a file name of an LLVM shared library, versioned or not
+/// (`libLLVM.so`, `libLLVM-19.so.1`, `libLLVM.so.22.1-rust-...`), not of
+/// a component archive or library (`libLLVMCore.a`, `libLLVMSupport.so`).
+pub fn is_llvm_library_name(file_name: &str) -> bool {
+    file_name
+        .strip_prefix("libLLVM")
+        .is_some_and(|r| (r.starts_with('-') || r.starts_with(".so")) && r.contains(".so"))
+}
+
 /// The LLVM major version a library file name carries: `libLLVM-19.so`,
-/// `libLLVM-14.so.1`, `libLLVM.so.19.1`, `libLLVM-17git.so`. Other names
-/// (`libLLVM.so.1`, which says nothing about the version, or a
-/// toolchain's private `libLLVM-22-rust-1.95.0-stable.so`) give `None`.
+/// `libLLVM-14.so.1`, `libLLVM.so.19.1`, `libLLVM-17git.so`,
+/// `libLLVM.so.20.0git`. Other names (`libLLVM.so.1`, which says nothing
+/// about the version, or a toolchain's private `libLLVM-22-rust-1.95.0-
+/// stable.so` and `libLLVM.so.22.1-rust-1.95.0-stable`) give `None`.
 pub fn version_of(file_name: &str) -> Option<u32> {
     fn split(s: &str) -> Option<(u32, &str)> {
         let end = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
         let v = s.get(..end).filter(|d| !d.is_empty())?.parse().ok()?;
         Some((v, s.get(end..)?))
     }
+    // `.1`, `.19.1`, `.0git`: dot-separated numbers, a development
+    // build's `git` at the end.
+    fn numbers(t: &str) -> bool {
+        let t = t.strip_suffix("git").unwrap_or(t);
+        t.split('.')
+            .skip(1)
+            .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+            && (t.is_empty() || t.starts_with('.'))
+    }
     if let Some(rest) = file_name.strip_prefix("libLLVM-") {
         let (v, tail) = split(rest)?;
         let tail = tail.strip_prefix("git").unwrap_or(tail);
-        return (tail == ".so" || tail.starts_with(".so.")).then_some(v);
+        return numbers(tail.strip_prefix(".so")?).then_some(v);
     }
     // `libLLVM.so.MAJOR.MINOR`: at least two components, so that the
     // bare `libLLVM.so.1` soname link is not read as LLVM 1.
     let (v, tail) = split(file_name.strip_prefix("libLLVM.so.")?)?;
-    tail.starts_with('.').then_some(v)
+    (tail.starts_with('.') && numbers(tail)).then_some(v)
 }
 
-/// Every LLVM shared library in `dirs`, one per major version (the first
-/// found wins), sorted by version.
-pub fn discover_in(dirs: &[PathBuf]) -> Vec<LibInfo> {
+/// What a library's dynamic symbol table says about it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LibFacts {
+    /// It defines `LLVMInitializeAMDGPUTargetInfo`: LLVM built with the
+    /// AMDGPU target.
+    pub amdgpu: bool,
+    /// The LLVM major version of its symbol version definitions
+    /// (`LLVM_19.1`, `LLVM_14`), when it has them.
+    pub version: Option<u32>,
+}
+
+/// The symbol whose definition says a libLLVM has the AMDGPU target.
+pub const AMDGPU_SYMBOL: &str = "LLVMInitializeAMDGPUTargetInfo";
+
+/// Reads a shared library's dynamic symbol table and version definitions
+/// (from the file, without loading it: loading would run its
+/// initialisers): [`LibFacts`]. `Err` when it is not a 64-bit
+/// little-endian ELF shared library with a dynamic symbol table.
+pub fn probe_library(path: &Path) -> Result<LibFacts, String> {
+    use hsaco_oracle::elf::{le_u16, le_u32, le_u64};
+    use std::os::unix::fs::FileExt;
+    let f = File::open(path).map_err(|e| e.to_string())?;
+    let len = f.metadata().map_err(|e| e.to_string())?.len();
+    let read = |off: u64, n: u64| -> Result<Vec<u8>, String> {
+        // Tables of real libraries are a few MB; a bound keeps a hostile
+        // header from asking for more than the file holds.
+        if off.checked_add(n).is_none_or(|end| end > len) || n > 1 << 30 {
+            return Err("not an ELF shared library (a table past the end of the file)".into());
+        }
+        let mut b = vec![0u8; usize::try_from(n).map_err(|e| e.to_string())?];
+        f.read_exact_at(&mut b, off).map_err(|e| e.to_string())?;
+        Ok(b)
+    };
+    let h = read(0, 64).map_err(|_| "not an ELF file (too short)".to_owned())?;
+    if !h.starts_with(b"\x7fELF") || h.get(4) != Some(&2) || h.get(5) != Some(&1) {
+        return Err("not a 64-bit little-endian ELF file".to_owned());
+    }
+    let bad = || "not an ELF shared library (unreadable header)".to_owned();
+    let shoff = le_u64(&h, 40).ok_or_else(bad)?;
+    let shnum = u64::from(le_u16(&h, 60).ok_or_else(bad)?);
+    let shdrs = read(shoff, shnum * 64)?;
+    // (type, offset, size, link) of each section.
+    let sections: Vec<(u32, u64, u64, u32)> = shdrs
+        .chunks_exact(64)
+        .map(|c| {
+            (
+                le_u32(c, 4).unwrap_or(0),
+                le_u64(c, 24).unwrap_or(0),
+                le_u64(c, 32).unwrap_or(0),
+                le_u32(c, 40).unwrap_or(0),
+            )
+        })
+        .collect();
+    const SHT_DYNSYM: u32 = 11;
+    const SHT_GNU_VERDEF: u32 = 0x6fff_fffd;
+    // A section's bytes and those of the string table it links to.
+    type Table = (Vec<u8>, Vec<u8>);
+    let table = |kind: u32| -> Result<Option<Table>, String> {
+        let Some(&(_, off, size, link)) = sections.iter().find(|s| s.0 == kind) else {
+            return Ok(None);
+        };
+        let &(_, soff, ssize, _) = sections
+            .get(usize::try_from(link).unwrap_or(usize::MAX))
+            .ok_or_else(bad)?;
+        Ok(Some((read(off, size)?, read(soff, ssize)?)))
+    };
+    let (syms, strs) = table(SHT_DYNSYM)?.ok_or("no dynamic symbol table")?;
+    let name = |t: &[u8], off: u32| -> Option<Vec<u8>> {
+        let rest = t.get(usize::try_from(off).ok()?..)?;
+        Some(rest.get(..rest.iter().position(|&b| b == 0)?)?.to_vec())
+    };
+    let amdgpu = syms.chunks_exact(24).any(|e| {
+        // A defined symbol (st_shndx != SHN_UNDEF) of that name.
+        le_u16(e, 6).is_some_and(|x| x != 0)
+            && le_u32(e, 0).and_then(|n| name(&strs, n)).as_deref()
+                == Some(AMDGPU_SYMBOL.as_bytes())
+    });
+    // Verdef entries: vd_flags (1: the file's own name), vd_aux, vd_next;
+    // the first aux entry names the version.
+    let mut version = None;
+    if let Some((defs, strs)) = table(SHT_GNU_VERDEF)? {
+        let mut at = 0usize;
+        for _ in 0..4096 {
+            let (Some(flags), Some(aux), Some(next)) = (
+                le_u16(&defs, at + 2),
+                le_u32(&defs, at + 12),
+                le_u32(&defs, at + 16),
+            ) else {
+                break;
+            };
+            let text = le_u32(&defs, at + usize::try_from(aux).unwrap_or(usize::MAX))
+                .and_then(|n| name(&strs, n))
+                .and_then(|b| String::from_utf8(b).ok());
+            let major = text
+                .as_deref()
+                .and_then(|t| t.strip_prefix("LLVM_"))
+                .and_then(|t| t.split('.').next())
+                .and_then(|m| m.parse::<u32>().ok());
+            if flags & 1 == 0 && major.is_some() {
+                version = major;
+                break;
+            }
+            if next == 0 {
+                break;
+            }
+            at += usize::try_from(next).unwrap_or(usize::MAX);
+        }
+    }
+    Ok(LibFacts { amdgpu, version })
+}
+
+/// A library file that is not a peer, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Skipped {
+    /// The file.
+    pub path: PathBuf,
+    /// Why it is not a peer.
+    pub reason: String,
+}
+
+/// Every LLVM shared library in `dirs` with the AMDGPU target, one per
+/// major version (the first found wins), sorted by version; and the
+/// versioned libraries passed over for lacking the AMDGPU target
+/// ([`probe_library`]), which are not peers.
+pub fn scan(dirs: &[PathBuf]) -> (Vec<LibInfo>, Vec<Skipped>) {
     let mut found: Vec<LibInfo> = Vec::new();
+    let mut skipped: Vec<Skipped> = Vec::new();
     for d in dirs {
         let Ok(rd) = std::fs::read_dir(d) else {
             continue;
@@ -202,18 +406,59 @@ pub fn discover_in(dirs: &[PathBuf]) -> Vec<LibInfo> {
         // Shortest name first: `libLLVM-19.so` before `libLLVM-19.so.1`.
         here.sort_by_key(|l| (l.version, l.path.as_os_str().len()));
         for l in here {
-            if !found.iter().any(|f| f.version == l.version) {
-                found.push(l);
+            if found.iter().any(|f| f.version == l.version) {
+                continue;
+            }
+            match probe_library(&l.path) {
+                Ok(f) if f.amdgpu => found.push(l),
+                Ok(_) => skipped.push(Skipped {
+                    path: l.path,
+                    reason: format!("no AMDGPU target (no {AMDGPU_SYMBOL})"),
+                }),
+                Err(why) => skipped.push(Skipped {
+                    path: l.path,
+                    reason: why,
+                }),
             }
         }
     }
     found.sort_by_key(|l| l.version);
-    found
+    (found, skipped)
 }
 
-/// Every LLVM shared library on this machine ([`default_dirs`]).
+/// Every LLVM shared library with the AMDGPU target in `dirs` ([`scan`]).
+pub fn discover_in(dirs: &[PathBuf]) -> Vec<LibInfo> {
+    scan(dirs).0
+}
+
+/// Every LLVM shared library with the AMDGPU target on this machine
+/// ([`default_dirs`]).
 pub fn discover() -> Vec<LibInfo> {
     discover_in(&default_dirs())
+}
+
+/// The LLVM libraries in the `LD_LIBRARY_PATH` folders
+/// [`toolchain_private`] names: not peers unless named.
+pub fn toolchain_libraries() -> Vec<Skipped> {
+    let mut v = Vec::new();
+    for (d, why) in library_path().1 {
+        let Ok(rd) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        let mut here: Vec<PathBuf> = rd
+            .flatten()
+            .filter(|e| e.file_name().to_str().is_some_and(is_llvm_library_name))
+            .map(|e| e.path())
+            .collect();
+        here.sort();
+        v.extend(here.into_iter().map(|path| Skipped {
+            path,
+            reason: format!(
+                "found through LD_LIBRARY_PATH in {why} (not a peer unless named with --peer)"
+            ),
+        }));
+    }
+    v
 }
 
 /// The library of one LLVM major version.
@@ -266,6 +511,7 @@ const ISA_VERSION_SYMBOL: &str = "_ZN4llvm6AMDGPU13getIsaVersionENS_9StringRefE"
 /// One loaded LLVM library with the AMDGPU target initialised.
 pub struct LlvmLib {
     info: LibInfo,
+    real: PathBuf,
     create: CreateFn,
     dispose: DisposeFn,
     disasm: DisasmFn,
@@ -307,7 +553,9 @@ impl LlvmLib {
             .get_or_init(|| Mutex::new(Vec::new()))
             .lock()
             .unwrap_or_else(|e| e.into_inner());
-        if let Some(l) = loaded.iter().find(|l| l.info.version == info.version) {
+        // One load per file: two builds of one LLVM version are two peers.
+        let real = std::fs::canonicalize(&info.path).unwrap_or_else(|_| info.path.clone());
+        if let Some(l) = loaded.iter().find(|l| l.real == real) {
             return Ok(l);
         }
         let path = &info.path;
@@ -330,6 +578,7 @@ impl LlvmLib {
         }
         let l = LlvmLib {
             info: info.clone(),
+            real,
             create: symbol(&lib, path, "LLVMCreateDisasmCPU")?,
             dispose: symbol(&lib, path, "LLVMDisasmDispose")?,
             disasm: symbol(&lib, path, "LLVMDisasmInstruction")?,
@@ -570,5 +819,39 @@ impl Breadcrumb {
             word: u(16)?,
             done: u(24)? == 1,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn toolchain_and_cargo_folders_are_private() {
+        let d = tempfile::tempdir().expect("tmp");
+        let sysroot = d.path().join("toolchain");
+        std::fs::create_dir_all(sysroot.join("lib/rustlib/x86_64-unknown-linux-gnu/lib"))
+            .expect("mkdir");
+        let target = d.path().join("proj/target");
+        std::fs::create_dir_all(target.join("debug/deps")).expect("mkdir");
+        std::fs::write(target.join(".rustc_info.json"), "{}").expect("write");
+        let plain = d.path().join("opt/llvm/lib");
+        std::fs::create_dir_all(&plain).expect("mkdir");
+        for (dir, want) in [
+            (sysroot.join("lib"), Some("a Rust toolchain's folder")),
+            (
+                sysroot.join("lib/rustlib/x86_64-unknown-linux-gnu/lib"),
+                Some("a Rust toolchain's folder"),
+            ),
+            (target.join("debug"), Some("a cargo target folder")),
+            (target.join("debug/deps"), Some("a cargo target folder")),
+            (plain.clone(), None),
+        ] {
+            assert_eq!(toolchain_private(&dir), want, "{}", dir.display());
+        }
+        assert!(is_llvm_library_name("libLLVM.so"));
+        assert!(is_llvm_library_name("libLLVM-22-rust-1.95.0-stable.so"));
+        assert!(!is_llvm_library_name("libLLVMCore.a"));
+        assert!(!is_llvm_library_name("libLLVMSupport.so"));
     }
 }
