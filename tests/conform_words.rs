@@ -393,17 +393,42 @@ fn known_crashes_and_divergences_are_counted_not_reported() {
     assert_eq!(cell(&j, "words", "libllvm-19")["crashed"], 1);
     assert_eq!(cell(&j, "words", "llvm-mc-19")["crashed"], 1);
     assert_eq!(cell(&j, "words", "llvm-mc-19")["same"], 2);
-    let known = |id: &str| {
-        j["known"]
-            .as_array()
-            .expect("known")
-            .iter()
-            .find(|k| k["id"] == id)
-            .and_then(|k| k["count"].as_u64())
-    };
+    let known = |id: &str| known_count(&j, id);
     assert_eq!(known("smem.misaligned-tuple"), Some(2));
     assert_eq!(known("llvm.crash.vop2-sdwa-sel7"), Some(2));
     assert_eq!(known("smem.null-tuple"), Some(0));
+}
+
+/// `diff words` on gfx803 `input` with LLVM 22's peers, writing `report`
+/// and `out`.
+fn diff_words_llvm22(input: &Path, report: &Path, out: &Path, extra: &[&str]) -> Output {
+    let mut a = vec![
+        "diff",
+        "words",
+        "--target",
+        "gfx803",
+        "--peers",
+        "libllvm-22,llvm-mc-22",
+        "--timeout",
+        "30",
+        "--json",
+        report.to_str().expect("utf-8"),
+        "--out",
+        out.to_str().expect("utf-8"),
+    ];
+    a.extend_from_slice(extra);
+    a.push(input.to_str().expect("utf-8"));
+    run(&a)
+}
+
+/// The count of allowlist entry `id` in a JSON report.
+fn known_count(j: &Value, id: &str) -> Option<u64> {
+    j["known"]
+        .as_array()
+        .expect("known")
+        .iter()
+        .find(|k| k["id"] == id)
+        .and_then(|k| k["count"].as_u64())
 }
 
 /// LLVM 22's disassembler crashes on the stored reproducers alone; with
@@ -448,38 +473,12 @@ fn llvm22_crashes_are_known_once_stored() {
 ",
     )
     .expect("write");
-    let args = |extra: &[&str], report: &Path, out: &Path| -> Output {
-        let mut a = vec![
-            "diff",
-            "words",
-            "--target",
-            "gfx803",
-            "--peers",
-            "libllvm-22,llvm-mc-22",
-            "--timeout",
-            "30",
-            "--json",
-            report.to_str().expect("utf-8"),
-            "--out",
-            out.to_str().expect("utf-8"),
-        ];
-        a.extend_from_slice(extra);
-        a.push(input.to_str().expect("utf-8"));
-        run(&a)
-    };
     let report = d.path().join("known.json");
-    let o = args(&[], &report, &d.path().join("known"));
+    let o = diff_words_llvm22(&input, &report, &d.path().join("known"), &[]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     let j = json(&report);
     assert_eq!(j["findings"].as_array().map(Vec::len), Some(0), "{j}");
-    let known = |id: &str| {
-        j["known"]
-            .as_array()
-            .expect("known")
-            .iter()
-            .find(|k| k["id"] == id)
-            .and_then(|k| k["count"].as_u64())
-    };
+    let known = |id: &str| known_count(&j, id);
     // Each crashes libLLVM-22 and llvm-mc-22 once.
     assert_eq!(
         known("llvm.crash.llvm22-input-ends-in-instruction"),
@@ -491,7 +490,7 @@ fn llvm22_crashes_are_known_once_stored() {
     // alone.
     let report = d.path().join("new.json");
     let out = d.path().join("new");
-    let o = args(&["--no-allowlist"], &report, &out);
+    let o = diff_words_llvm22(&input, &report, &out, &["--no-allowlist"]);
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     let j = json(&report);
     let findings = j["findings"].as_array().expect("findings");
@@ -571,20 +570,7 @@ fn llvm_findings_carry_a_lit_test_that_fails_only_where_the_bug_is() {
     .expect("write");
     let out = d.path().join("found");
     let report = d.path().join("r.json");
-    let o = run(&[
-        "diff",
-        "words",
-        "--target",
-        "gfx803",
-        "--peers",
-        "libllvm-22,llvm-mc-22",
-        "--no-allowlist",
-        "--out",
-        out.to_str().expect("utf-8"),
-        "--json",
-        report.to_str().expect("utf-8"),
-        input.to_str().expect("utf-8"),
-    ]);
+    let o = diff_words_llvm22(&input, &report, &out, &["--no-allowlist"]);
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     let j = json(&report);
     let findings = j["findings"].as_array().expect("findings");
