@@ -20,6 +20,7 @@
 //! run). The only check of its own: LLVM must not claim more bytes than it
 //! was given.
 
+use hsaco_conform::conform::isolate::PAST_END_PAD;
 use hsaco_conform::peers::llvm_disasm::{Disassembler, LlvmLib};
 use hsaco_oracle::smem::SmemGen;
 use hsaco_oracle::targets::by_name;
@@ -101,14 +102,21 @@ pub const KNOWN_CRASHES: &[KnownCrash] = &[
 ];
 
 /// LLVM 22's crash on an input that ends inside an instruction whose
-/// literal it lacks (`0x00 0xff 0x00 0x80` on gfx803): recognised by
-/// decoding the rest followed by zero bytes, which does not crash, and
-/// finding an instruction longer than the rest.
-pub const PAST_END: KnownCrash = KnownCrash {
+/// literal it lacks (`0x00 0xff 0x00 0x80` on gfx803): no bit rule shows
+/// it; [`ends_in_instruction`] recognises it by a decode.
+pub const PAST_END: PastEnd = PastEnd {
     name: "truncated-literal",
     versions: 22..=22,
-    matches: |_, _| false,
 };
+
+/// A known crash recognised by decoding, not by bits (see [`PAST_END`]).
+#[derive(Clone, Debug)]
+pub struct PastEnd {
+    /// Stable name; the reproducers start with it.
+    pub name: &'static str,
+    /// The LLVM versions that crash.
+    pub versions: std::ops::RangeInclusive<u32>,
+}
 
 /// GFX8-GFX11 MUBUF (bits 31:26 = 0x38) or MTBUF (0x3a) word with SOFFSET
 /// (bits 63:56) = 0xff. Checked with `llvm-mc-22 --disassemble` on gfx803,
@@ -178,11 +186,12 @@ pub fn known_crash(version: u32, cpu: &str, bytes: &[u8]) -> Option<&'static Kno
 
 /// True when `rest`, the end of an input, starts an instruction longer
 /// than itself: `dis` decodes `rest` followed by zero bytes (which LLVM
-/// 22 survives) into more bytes than `rest` has. Only worth asking for a
+/// 22 survives; the probe `conform` makes, with the same padding) into
+/// more bytes than `rest` has. Only worth asking for a
 /// short `rest` and a library with the [`PAST_END`] crash.
 pub fn ends_in_instruction(dis: &mut Disassembler, rest: &[u8]) -> bool {
     let mut padded = rest.to_vec();
-    padded.resize(rest.len() + 12, 0);
+    padded.resize(rest.len() + PAST_END_PAD, 0);
     dis.disassemble(&padded)
         .is_some_and(|(n, _)| n > rest.len())
 }
@@ -209,8 +218,9 @@ pub fn walk(lib: &'static LlvmLib, cpu: &str, code: &[u8], mut each: impl FnMut(
             if skip && known_crash(version, cpu, rest).is_some() {
                 break;
             }
-            // The longest instruction is 12 bytes (64 bits and a literal).
-            if skip && past_end && rest.len() < 12 && ends_in_instruction(dis, rest) {
+            // Only an input shorter than the longest instruction can end
+            // inside one.
+            if skip && past_end && rest.len() < PAST_END_PAD && ends_in_instruction(dis, rest) {
                 break;
             }
             let given = rest.len().min(16);
