@@ -10,8 +10,9 @@ use super::Input;
 
 /// The files (name, contents) to add to `f`'s folder.
 pub fn files(f: &Finding) -> Vec<(String, String)> {
-    let mut out = vec![("report.md".to_owned(), report(f))];
-    if let Some(t) = lit_test(f) {
+    let lit = lit_test(f);
+    let mut out = vec![("report.md".to_owned(), report(f, lit.is_some()))];
+    if let Some(t) = lit {
         out.push(("test.s".to_owned(), t));
     }
     out
@@ -26,8 +27,9 @@ fn versions(f: &Finding) -> String {
     }
 }
 
-/// A short report: what, where, which versions, how to reproduce.
-pub fn report(f: &Finding) -> String {
+/// A short report: what, where, which versions, how to reproduce; `lit`:
+/// the folder has a lit test.
+pub fn report(f: &Finding, lit: bool) -> String {
     let mut s = format!("# {} ({})\n\n", f.id, f.signature.kind);
     s.push_str(&format!(
         "Shown by {} ({}), on {}; seen {} time(s) in the run.\n\n",
@@ -52,10 +54,7 @@ pub fn report(f: &Finding) -> String {
     for c in &f.commands {
         s.push_str(&format!("    {}\n", c.shell));
     }
-    if f.commands
-        .iter()
-        .any(|c| c.argv.first().is_some_and(|p| p.starts_with("llvm-mc")))
-    {
+    if lit {
         s.push_str("\nA lit test for LLVM's test suite is in test.s.\n");
     }
     s
