@@ -16,6 +16,7 @@ use hsaco_conform::conform::objects_meta;
 use hsaco_conform::conform::smem::{self as csmem, SmemDisasm, SmemEncode};
 use hsaco_conform::conform::words::{self, WordsCmp};
 use hsaco_conform::conform::{self, isolate, llvm, report, Comparison, Peer};
+use hsaco_conform::peers::discover::{self, Named};
 use hsaco_conform::peers::llvm_disasm::LlvmLib;
 use hsaco_conform::smem_diff::{self, DEFAULT_TARGETS};
 use hsaco_oracle::smem::SmemGen;
@@ -72,6 +73,16 @@ every peer found on this machine (--peers):
                counted as new, never changing the exit status. A crash or
                hang on a mutant is an ordinary finding.
 
+Peers are those `hsaco-conform peers` lists (the same finder): every
+LLVM tool and libLLVM with the AMDGPU target on PATH, in /usr/lib/llvm-NN
+and the library folders (not those of a Rust toolchain or cargo target
+folder, which `cargo run` adds to LD_LIBRARY_PATH), comgr, and your own,
+named with --peer NAME=PATH: an LLVM install folder (reported as
+NAME:llvm-mc, NAME:libllvm, NAME:llvm-objdump, ...), one tool or a library
+(reported as NAME). A named peer's LLVM version is probed, so the known
+divergences of that version apply to it; a named peer that is the same
+file as one found replaces it; --peers NAME selects its peers.
+
 Object findings are reduced on the generator's model (kernels dropped,
 code, arguments and optional metadata fields reset, printf emptied) while
 the signature holds; the folder holds the reduced object (its name records
@@ -90,7 +101,9 @@ peer component, normalized message or crash site; one bug in LLVM 14 and
 19 is one finding), reduced (fewer bytes, bytes and bits reset to zero
 while the signature holds), and with --out written as a folder with the
 reproducer, the command that shows it with the peer alone, and a
-manifest.jsonl line.
+manifest.jsonl line. Reproducers name every program by its absolute path
+(for a libLLVM: this program's `diff words`, with the same --peer), so
+they run outside cargo too.
 
 Progress goes to standard error every 5 s. The table (peer x comparison:
 compared, same, known, different, not comparable, crashed, timed out,
@@ -132,6 +145,7 @@ Examples:
   hsaco-conform conform --targets gfx900,gfx1100 --count 100000 --peers libllvm-19,llvm-mc-19
   hsaco-conform conform --shard 0/4 --out findings --json conform.json --junit conform.xml
   hsaco-conform conform --kinds smem-encode --html report.html
+  hsaco-conform conform --peer mine=$HOME/llvm-project/build --peers mine
   cargo run --release -- conform --bench";
 
 /// Long help of `diff words`.
@@ -200,10 +214,20 @@ fn parse_secs(s: &str) -> Result<Duration, String> {
 #[derive(Args, Debug, Clone)]
 pub struct Common {
     /// Peers to run, comma-separated: ids (libllvm-19, llvm-mc-14,
-    /// llvm-readobj-19, comgr-2.4) or families (libllvm, llvm-mc, rebuild,
-    /// llvm-objdump, llvm-readobj, comgr); default: every peer found.
+    /// llvm-readobj-19, comgr-2.4, mine:llvm-mc), families (libllvm,
+    /// llvm-mc, rebuild, llvm-objdump, llvm-readobj, comgr) or the NAME of
+    /// a --peer (its peers NAME and NAME:TOOL); default: every peer found
+    /// and named (`hsaco-conform peers` lists them).
     #[arg(long, value_delimiter = ',')]
     pub peers: Vec<String>,
+    /// A peer of your own, NAME=PATH (repeatable): an LLVM install folder
+    /// (bin/llvm-mc, bin/llvm-objdump, bin/llvm-readobj, bin/ld.lld,
+    /// lib/libLLVM*.so), one of those tools, a libLLVM*.so or a
+    /// libamd_comgr.so. Reported as NAME (one file) or NAME:TOOL (a
+    /// folder); its version is probed, so known divergences of that LLVM
+    /// version apply; reproducers name its path.
+    #[arg(long = "peer", value_name = "NAME=PATH")]
+    pub peer: Vec<String>,
     /// Write findings, reproducers and manifest.jsonl to this folder (and
     /// resume from it): a new or empty folder, or an earlier run's; locked
     /// while the run lasts.
@@ -327,17 +351,22 @@ pub fn run_worker(a: &WorkerArgs) -> u8 {
     }
 }
 
-/// The peers `spec` names among those found.
-fn select_peers(spec: &[String]) -> Result<Vec<Box<dyn Peer>>, String> {
-    select_peers_with(spec, false)
-}
-
-/// The peers `spec` names among those found; with `objects`, the
-/// object-level peers (rebuild, llvm-objdump) too.
-fn select_peers_with(spec: &[String], objects: bool) -> Result<Vec<Box<dyn Peer>>, String> {
-    let mut all = llvm::discover();
+/// The peers `spec` names among those found and `named` (`--peer`);
+/// with `objects`, the object-level peers (rebuild, llvm-objdump,
+/// llvm-readobj, comgr) too.
+fn select_peers(
+    spec: &[String],
+    named: &[Named],
+    objects: bool,
+) -> Result<Vec<Box<dyn Peer>>, String> {
+    let d = discover::discover_with(&discover::Options {
+        hsa: None,
+        load: false,
+        named,
+    })?;
+    let mut all = llvm::peers(&d);
     if objects {
-        all.extend(objects::discover());
+        all.extend(objects::peers(&d));
     }
     let spec: Vec<&str> = spec
         .iter()
@@ -347,15 +376,24 @@ fn select_peers_with(spec: &[String], objects: bool) -> Result<Vec<Box<dyn Peer>
     if spec.is_empty() || spec == ["all"] {
         if all.is_empty() {
             return Err(
-                "no peer found: install LLVM (libLLVM-NN.so or llvm-mc-NN; Debian: llvm-19, llvm-14)"
+                "no peer found: install LLVM (libLLVM-NN.so or llvm-mc-NN; Debian: llvm-19, llvm-14), or name one with --peer NAME=PATH"
                     .to_owned(),
             );
         }
         return Ok(all);
     }
+    // `--peers mine` selects the peers of `--peer mine=...`: `mine` and
+    // `mine:TOOL` (and composites made from them).
+    let matches = |p: &dyn Peer, s: &str| {
+        p.id() == s
+            || p.family() == s
+            || p.id()
+                .split_once(':')
+                .is_some_and(|(name, _)| name == s && named.iter().any(|n| n.name == s))
+    };
     let names: Vec<String> = all.iter().map(|p| p.id().to_owned()).collect();
     for s in &spec {
-        if !all.iter().any(|p| p.id() == *s || p.family() == *s) {
+        if !all.iter().any(|p| matches(p.as_ref(), s)) {
             return Err(format!(
                 "--peers: no peer {s:?} on this machine (found: {})",
                 if names.is_empty() {
@@ -368,7 +406,7 @@ fn select_peers_with(spec: &[String], objects: bool) -> Result<Vec<Box<dyn Peer>
     }
     Ok(all
         .into_iter()
-        .filter(|p| spec.iter().any(|s| p.id() == *s || p.family() == *s))
+        .filter(|p| spec.iter().any(|s| matches(p.as_ref(), s)))
         .collect())
 }
 
@@ -497,8 +535,10 @@ fn finish(
 
 /// Runs `conform`; returns the exit status.
 pub fn run_conform(a: &ConformArgs) -> u8 {
-    let planned =
-        claim_outputs(&a.common, a.bench).and_then(|store| conform_plan(a).map(|p| (p, store)));
+    let planned = Named::parse_all(&a.common.peer).and_then(|named| {
+        let store = claim_outputs(&a.common, a.bench)?;
+        conform_plan(a, &named).map(|p| (p, store))
+    });
     match planned {
         Ok(((plan, options, settings), store)) => {
             if a.bench {
@@ -523,7 +563,10 @@ const KINDS: [&str; 7] = [
     mutants::MUTANTS,
 ];
 
-fn conform_plan(a: &ConformArgs) -> Result<(Plan, serde_json::Value, Settings), String> {
+fn conform_plan(
+    a: &ConformArgs,
+    named: &[Named],
+) -> Result<(Plan, serde_json::Value, Settings), String> {
     let count = a
         .count
         .unwrap_or(if a.bench { 200_000 } else { DEFAULT_COUNT });
@@ -570,7 +613,7 @@ fn conform_plan(a: &ConformArgs) -> Result<(Plan, serde_json::Value, Settings), 
         return Err("--targets names no processor".to_owned());
     }
     let allowlist = load_allowlist(&a.common)?;
-    let peers = select_peers_with(&a.common.peers, !a.bench)?;
+    let peers = select_peers(&a.common.peers, named, !a.bench)?;
     if a.kinds.iter().all(|k| k.trim().is_empty()) && !a.bench {
         // By default, only the comparisons a selected peer takes part in.
         kinds.retain(|k| peers.iter().any(|p| p.comparisons().contains(k)));
@@ -601,6 +644,7 @@ fn conform_plan(a: &ConformArgs) -> Result<(Plan, serde_json::Value, Settings), 
         "kinds": kinds,
         "targets": tlist.iter().map(|t| t.name).collect::<Vec<_>>(),
         "peers": peers.iter().map(|p| p.id().to_owned()).collect::<Vec<_>>(),
+        "named": named.iter().map(Named::spec).collect::<Vec<_>>(),
         "shard": format!("{}/{}", shard.0, shard.1),
         "timeout": a.common.timeout.as_secs_f64(),
         "reduce": !a.common.no_reduce,
@@ -625,9 +669,10 @@ fn conform_plan(a: &ConformArgs) -> Result<(Plan, serde_json::Value, Settings), 
 /// Runs `diff ...`; returns the exit status.
 pub fn run_diff(cmd: &DiffCommand) -> u8 {
     match cmd {
-        DiffCommand::Words(a) => match claim_outputs(&a.common, false)
-            .and_then(|store| words_plan(a).map(|p| (p, store)))
-        {
+        DiffCommand::Words(a) => match Named::parse_all(&a.common.peer).and_then(|named| {
+            let store = claim_outputs(&a.common, false)?;
+            words_plan(a, &named).map(|p| (p, store))
+        }) {
             Ok(((plan, options, settings), store)) => {
                 finish("diff words", &a.common, options, &plan, &settings, store)
             }
@@ -639,7 +684,10 @@ pub fn run_diff(cmd: &DiffCommand) -> u8 {
     }
 }
 
-fn words_plan(a: &WordsArgs) -> Result<(Plan, serde_json::Value, Settings), String> {
+fn words_plan(
+    a: &WordsArgs,
+    named: &[Named],
+) -> Result<(Plan, serde_json::Value, Settings), String> {
     let t = resolve_target(&a.target)?;
     let bytes =
         std::fs::read(&a.file).map_err(|e| format!("{}: cannot read: {e}", a.file.display()))?;
@@ -652,7 +700,7 @@ fn words_plan(a: &WordsArgs) -> Result<(Plan, serde_json::Value, Settings), Stri
         .into_iter()
         .partition(|(_, b)| SmemDisasm::is_smem_line(t, b));
     let allowlist = load_allowlist(&a.common)?;
-    let peers = select_peers(&a.common.peers)?;
+    let peers = select_peers(&a.common.peers, named, false)?;
     let mut comparisons: Vec<Box<dyn Comparison>> = Vec::new();
     let (n_smem, n_other) = (smem.len(), other.len());
     if !smem.is_empty() {
@@ -673,6 +721,7 @@ fn words_plan(a: &WordsArgs) -> Result<(Plan, serde_json::Value, Settings), Stri
         "smem_lines": n_smem,
         "other_lines": n_other,
         "peers": peers.iter().map(|p| p.id().to_owned()).collect::<Vec<_>>(),
+        "named": named.iter().map(Named::spec).collect::<Vec<_>>(),
         "timeout": a.common.timeout.as_secs_f64(),
         "reduce": !a.common.no_reduce,
     });

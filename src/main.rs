@@ -181,6 +181,11 @@ enum Command {
         /// version, whether usable, the comparisons it takes part in, path).
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
+        /// A peer of your own, NAME=PATH (repeatable): an LLVM install
+        /// folder, one LLVM tool, a libLLVM*.so or a libamd_comgr.so,
+        /// listed under NAME (see below).
+        #[arg(long = "peer", value_name = "NAME=PATH")]
+        peer: Vec<String>,
     },
     /// Worker process of `peers` (internal): probes the HSA runtime.
     #[command(hide = true, name = "peers-worker")]
@@ -271,7 +276,7 @@ fn main() -> ExitCode {
         Command::Smem { command } => smem_cmd::run(command),
         Command::Gen(args) => gen_cmd::run(&args),
         Command::Coverage { json, dir } => coverage::run(&dir, json.as_deref()),
-        Command::Peers { format } => peers_cmd::run(format == Format::Json),
+        Command::Peers { format, peer } => peers_cmd::run(format == Format::Json, &peer),
         Command::PeersWorker { what, path } => peers_cmd::worker(&what, &path),
         Command::Conform(args) => conform_cmd::run_conform(&args),
         Command::Diff { command } => conform_cmd::run_diff(&command),

@@ -1,22 +1,41 @@
 //! `hsaco-conform peers`: the tools and libraries on this machine that can
 //! be compared with the oracle (see `hsaco_conform::peers::discover`).
 
-use hsaco_conform::peers::discover::{self, Capability, Discovery, Kind, Peer, Status};
+use hsaco_conform::peers::discover::{self, Capability, Discovery, Kind, Named, Peer, Status};
 
 /// Help text after the options.
 pub const HELP: &str = "\
 What is looked for:
   LLVM tools    llvm-mc, llvm-objdump, llvm-readobj, ld.lld, on PATH with
                 or without a -NN suffix and in /usr/lib/llvm-NN/bin; each
-                distinct executable once, its version from `TOOL --version`
-                (10 s timeout), grouped by LLVM major version
+                distinct executable once (a plain llvm-mc that is the same
+                file as llvm-mc-14 is llvm-mc-14; one of its own is a peer
+                of its own, llvm-mc-NN-2), its version from `TOOL
+                --version` (10 s timeout), grouped by LLVM major version
   libLLVM       libLLVM-NN.so in LD_LIBRARY_PATH and the system library
-                directories, loaded to check its AMDGPU disassembler
+                directories, one per version, only if built with the
+                AMDGPU target; loaded to check its AMDGPU disassembler
   comgr         libamd_comgr.so.2 (ROCm code object manager), loaded; its
                 interface version from amd_comgr_get_version
   HSA runtime   libhsa-runtime64.so.1, probed in a child process (hsa_init,
                 hsa_iterate_agents; 30 s timeout): without a GPU driver
                 (/dev/kfd) it is listed as broken with hsa_init's status
+
+Not peers: folders of a Rust toolchain (~/.rustup/toolchains/*/lib, which
+holds rustc's own libLLVM) or of a cargo target folder, in LD_LIBRARY_PATH
+or PATH (`cargo run` adds them), are not searched, and a libLLVM without
+the AMDGPU target is passed over; both are listed under Not peers.
+
+Named peers: --peer NAME=PATH (repeatable; also on conform and diff
+words) adds a peer of your own, under your name. PATH is an LLVM install
+folder (bin/llvm-mc, bin/llvm-objdump, bin/llvm-readobj, bin/ld.lld,
+lib/libLLVM*.so), one of those tools, a libLLVM*.so or a libamd_comgr.so.
+Its version is probed (TOOL --version, the library's symbol versions or
+file name, comgr's API). Its id is NAME for one file, NAME:TOOL for a
+folder (mine:llvm-mc, mine:libllvm, mine:llvm-objdump, ...); a named peer
+that is the same file as one found replaces it. A bad value (no '=', a
+missing path, not an LLVM tool, a library without AMDGPU) is an error
+before anything runs.
 
 What each can compare with the oracle (conform's comparison ids, for
 `conform --kinds`):
@@ -34,6 +53,7 @@ Exit status: 0 (the list was printed, whatever it holds), 2 could not run.
 
 Examples:
   hsaco-conform peers
+  hsaco-conform peers --peer mine=$HOME/llvm-project/build
   hsaco-conform peers --format json | jq '.peers[] | select(.status == \"usable\") | .path'";
 
 fn compares(p: &Peer) -> String {
@@ -56,7 +76,8 @@ fn status(p: &Peer) -> String {
 
 fn row(p: &Peer) -> String {
     let mut s = format!(
-        "  {:<13} {:<9} {:<7} {:<40} {}",
+        "  {:<18} {:<13} {:<9} {:<7} {:<40} {}",
+        p.id,
         p.name,
         p.version.as_deref().unwrap_or("?"),
         if p.status.is_usable() {
@@ -69,7 +90,8 @@ fn row(p: &Peer) -> String {
     );
     for a in &p.aliases {
         s.push_str(&format!(
-            "\n  {:<13} {:<9} {:<7} {:<40} {}",
+            "\n  {:<18} {:<13} {:<9} {:<7} {:<40} {}",
+            "",
             "",
             "",
             "",
@@ -79,10 +101,10 @@ fn row(p: &Peer) -> String {
     }
     if let Status::Broken(_) = p.status {
         // The reason says what the details would.
-        s.push_str(&format!("\n  {:<13} {}", "", status(p)));
+        s.push_str(&format!("\n  {:<32} {}", "", status(p)));
     } else {
         for (k, v) in &p.details {
-            s.push_str(&format!("\n  {:<13} {k}: {v}", ""));
+            s.push_str(&format!("\n  {:<32} {k}: {v}", ""));
         }
     }
     s
@@ -95,8 +117,8 @@ pub fn text(d: &Discovery) -> String {
     majors.sort_unstable();
     majors.dedup();
     out.push_str(&format!(
-        "  {:<13} {:<9} {:<7} {:<40} {}\n",
-        "NAME", "VERSION", "STATUS", "COMPARES", "PATH"
+        "  {:<18} {:<13} {:<9} {:<7} {:<40} {}\n",
+        "ID", "NAME", "VERSION", "STATUS", "COMPARES", "PATH"
     ));
     for m in majors {
         out.push_str(&format!("LLVM {m}\n"));
@@ -129,6 +151,12 @@ pub fn text(d: &Discovery) -> String {
             out.push_str("  (not found)\n");
         }
     }
+    if !d.not_peers.is_empty() {
+        out.push_str("Not peers\n");
+        for n in &d.not_peers {
+            out.push_str(&format!("  {}: {}\n", n.path.display(), n.reason));
+        }
+    }
     let usable: Vec<&str> = Capability::ALL
         .into_iter()
         .filter(|c| d.peers.iter().any(|p| p.compares.contains(c)))
@@ -147,10 +175,24 @@ pub fn text(d: &Discovery) -> String {
     out
 }
 
-/// Runs `peers`; returns the exit status.
-pub fn run(json: bool) -> u8 {
+/// Runs `peers` (with the `--peer NAME=PATH` values `named`); returns
+/// the exit status.
+pub fn run(json: bool, named: &[String]) -> u8 {
     let exe = std::env::current_exe().ok();
-    let d = discover::discover(exe.as_deref());
+    let d = Named::parse_all(named).and_then(|named| {
+        discover::discover_with(&discover::Options {
+            hsa: exe.as_deref(),
+            load: true,
+            named: &named,
+        })
+    });
+    let d = match d {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!("hsaco-conform peers: {e}");
+            return 2;
+        }
+    };
     if json {
         match serde_json::to_string_pretty(&d) {
             Ok(s) => println!("{s}"),

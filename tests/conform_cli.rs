@@ -314,6 +314,9 @@ fn help_teaches() {
         "Examples",
         "--shard",
         "Resuming",
+        "--peer <NAME=PATH>",
+        "Output folder (--out DIR)",
+        "in use",
     ] {
         assert!(t.contains(w), "{w}: {t}");
     }

@@ -276,8 +276,21 @@ fn real_llvm_crashes_become_reduced_deduplicated_findings() {
                 .iter()
                 .filter_map(Value::as_str)
                 .collect();
-            if !argv[0].starts_with("llvm-mc") {
-                assert_eq!(&argv[..3], ["hsaco-conform", "diff", "words"], "{c}");
+            // Programs by absolute path: the reproducer runs anywhere.
+            let prog = Path::new(argv[0]);
+            assert!(prog.is_absolute(), "{c}");
+            let is_mc = prog
+                .file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("llvm-mc"));
+            if !is_mc {
+                let canon = |p: &Path| std::fs::canonicalize(p).expect("exists");
+                assert_eq!(
+                    canon(prog),
+                    canon(Path::new(env!("CARGO_BIN_EXE_hsaco-conform"))),
+                    "{c}"
+                );
+                assert_eq!(&argv[1..3], ["diff", "words"], "{c}");
                 continue;
             }
             assert_eq!(c["reproduces"], true, "{c}");

@@ -33,6 +33,7 @@ use super::objects::{base64, ObjectCmp};
 use super::{hex_bytes, Ctx, Difference, Input, Peer, PeerResult, Verdict, View};
 use crate::peers::comgr::{self as binding, Comgr, ComgrError};
 use crate::peers::compare_meta::{self, Outcome, Report};
+use crate::peers::discover;
 
 /// Comparison id: comgr's metadata tree, ISA name and symbols against the
 /// oracle.
@@ -47,15 +48,16 @@ const CONTEXT_COMPARE: &str = "compare";
 const CONTEXT_READ: &str = "read";
 
 /// The worker side: comgr loaded once per worker process.
-#[derive(Default)]
 pub struct ComgrTask {
+    path: Option<PathBuf>,
     lib: Option<Result<&'static Comgr, String>>,
 }
 
 impl ComgrTask {
-    /// A task that loads comgr at its first item.
-    pub fn new() -> Self {
-        Self::default()
+    /// A task that loads comgr at its first item: the library at `path`,
+    /// or (`None`) the one installed.
+    pub fn new(path: Option<PathBuf>) -> Self {
+        Self { path, lib: None }
     }
 }
 
@@ -90,9 +92,16 @@ fn err(r: &Result<impl Sized, ComgrError>) -> Option<String> {
 
 impl Task for ComgrTask {
     fn call(&mut self, context: &str, payload: &str, out: &mut String) -> Result<(), String> {
+        let path = &self.path;
         let lib = self
             .lib
-            .get_or_insert_with(|| Comgr::open().map_err(|e| e.to_string()))
+            .get_or_insert_with(|| {
+                match path {
+                    Some(p) => Comgr::load(p),
+                    None => Comgr::open(),
+                }
+                .map_err(|e| e.to_string())
+            })
             .clone()?;
         if payload == "version" {
             let (major, minor) = lib.version();
@@ -239,7 +248,7 @@ pub fn comparison(seed: u64, objects: u64) -> ObjectCmp {
     ObjectCmp::new(COMGR_METADATA, seed, objects)
 }
 
-/// The comgr peer (`comgr-MAJOR.MINOR`).
+/// The comgr peer (`comgr-MAJOR.MINOR`, or a name given with `--peer`).
 pub struct ComgrPeer {
     id: String,
     major: u32,
@@ -249,28 +258,22 @@ pub struct ComgrPeer {
 const COMGR_COMPARISONS: &[&str] = &[COMGR_METADATA, super::mutants::MUTANTS];
 
 impl ComgrPeer {
-    /// The comgr library on this machine, with its interface version (it
-    /// is loaded in this process only to ask for the version).
-    pub fn discover() -> Option<Self> {
-        let path = binding::find().ok()?;
-        let c = Comgr::open().ok()?;
-        let (major, minor) = c.version();
+    /// The peer for what discovery found (a usable comgr), under its id.
+    pub fn of(p: &discover::Peer) -> Option<Self> {
+        if p.kind != discover::Kind::Comgr || !p.status.is_usable() {
+            return None;
+        }
+        let major = p.version.as_deref()?.split('.').next()?.parse().ok()?;
         Some(Self {
-            id: format!("comgr-{major}.{minor}"),
-            major: u32::try_from(major).unwrap_or(u32::MAX),
-            path,
+            id: p.id.clone(),
+            major,
+            path: p.path.clone(),
         })
     }
 
-    fn env(&self) -> Vec<(String, std::ffi::OsString)> {
-        // The worker must find the library the parent found.
-        let mut paths: Vec<PathBuf> = self.path.parent().map(PathBuf::from).into_iter().collect();
-        if let Some(old) = std::env::var_os("LD_LIBRARY_PATH") {
-            paths.extend(std::env::split_paths(&old));
-        }
-        std::env::join_paths(paths)
-            .map(|p| vec![("LD_LIBRARY_PATH".to_owned(), p)])
-            .unwrap_or_default()
+    /// The comgr library on this machine ([`discover::comgr_peer`]).
+    pub fn discover() -> Option<Self> {
+        Self::of(&discover::comgr_peer(None)?)
     }
 }
 
@@ -328,7 +331,9 @@ impl Peer for ComgrPeer {
         } else {
             CONTEXT_READ
         };
-        ctx.with_worker(TASK, "", &self.env(), |w| {
+        // The worker loads the very library the parent chose.
+        let arg = self.path.display().to_string();
+        ctx.with_worker(TASK, &arg, &[], |w| {
             w.run(context, &payloads, &mut |j, reply| {
                 let Some(&k) = index.get(j) else { return };
                 let r = match reply {

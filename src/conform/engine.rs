@@ -1161,19 +1161,22 @@ fn commands(plan: &Plan, ctx: &Ctx, settings: &Settings, f: &Finding) -> Vec<Rep
         };
         let (argv, external) = match peer.command(&f.comparison, &cpu, name) {
             Some(a) => (a, true),
-            None if matches!(f.reduced.first(), Some(Input::Bytes { .. })) => (
-                vec![
-                    "hsaco-conform".to_owned(),
+            None if matches!(f.reduced.first(), Some(Input::Bytes { .. })) => {
+                // This program by its absolute path (the reproducer runs
+                // outside cargo too), with the --peer that made the peer.
+                let mut a = vec![
+                    settings.program.display().to_string(),
                     "diff".to_owned(),
                     "words".to_owned(),
                     "--target".to_owned(),
                     cpu.clone(),
-                    "--peers".to_owned(),
-                    peer_id.clone(),
-                    name.clone(),
-                ],
-                false,
-            ),
+                ];
+                if let Some(n) = peer.named() {
+                    a.extend(["--peer".to_owned(), n.spec()]);
+                }
+                a.extend(["--peers".to_owned(), peer_id.clone(), name.clone()]);
+                (a, false)
+            }
             None => continue,
         };
         let reproduces = if external && (f.signature.kind == "crash" || f.signature.kind == "hang")
@@ -1201,7 +1204,9 @@ fn commands(plan: &Plan, ctx: &Ctx, settings: &Settings, f: &Finding) -> Vec<Rep
     out.sort_by_key(|r| {
         (
             r.reproduces != Some(true),
-            r.argv.first().is_some_and(|a| a == "hsaco-conform"),
+            r.argv
+                .first()
+                .is_some_and(|a| Path::new(a) == settings.program),
         )
     });
     out
@@ -1467,7 +1472,7 @@ mod tests {
         assert_eq!(g.sites, BTreeSet::from(["fake+6".to_owned()]));
         assert_ne!(f.id, g.id);
         // Commands: no standalone program, so `diff words`.
-        assert_eq!(f.commands[0].argv[..3], ["hsaco-conform", "diff", "words"]);
+        assert_eq!(f.commands[0].argv[..3], ["unused", "diff", "words"]);
     }
 
     #[test]

@@ -418,11 +418,17 @@ impl Isolated {
 
     fn spawn(&mut self) -> Result<Proc, String> {
         self.started += 1;
+        // The argument may be a path: only its safe characters name the file.
+        let arg: String = self
+            .spec
+            .arg
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+            .collect();
         let crumb = self.spec.scratch.join(format!(
-            "crumb-{}-{}-{}-{}",
+            "crumb-{}-{}-{arg}-{}",
             std::process::id(),
             self.spec.task,
-            self.spec.arg,
             unique()
         ));
         // A stale crumb must not be read as this worker's progress.

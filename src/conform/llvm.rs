@@ -1,14 +1,14 @@
-//! LLVM peers: the AMDGPU disassembler of every installed `libLLVM-NN.so`
-//! (in-process, in a worker subprocess: [`LibLlvm`]) and every installed
-//! `llvm-mc` (`--disassemble`, and `-show-encoding` as an assembler:
-//! [`LlvmMc`]).
+//! LLVM peers: the AMDGPU disassembler of every libLLVM discovery finds
+//! (in-process, in a worker subprocess: [`LibLlvm`]) and every `llvm-mc`
+//! (`--disassemble`, and `-show-encoding` as an assembler: [`LlvmMc`]),
+//! named ones (`--peer`) included ([`peers`]).
 
 use std::collections::HashMap;
-use std::ffi::OsString;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 use std::time::Duration;
 
+use crate::peers::discover::{self, Discovery, Kind, Named};
 use crate::peers::llvm_disasm::{self, Disassembler, LibInfo, LlvmLib};
 use crate::smem_diff::{self, LlvmView, Outcome};
 use hsaco_oracle::smem::SmemGen;
@@ -28,19 +28,40 @@ const MC_COMPARISONS: &[&str] = &[
 /// The triple every LLVM peer is run with.
 pub const TRIPLE: &str = llvm_disasm::TRIPLE;
 
-/// Every LLVM peer on this machine: libLLVM libraries first (newest
-/// first), then `llvm-mc` programs (newest first).
-pub fn discover() -> Vec<Box<dyn Peer>> {
+/// The LLVM peers of a discovery ([`discover::discover_with`], the one
+/// finder): its usable libLLVM libraries first (newest first), then its
+/// usable `llvm-mc` programs (newest first), each under its discovery id.
+pub fn peers(d: &Discovery) -> Vec<Box<dyn Peer>> {
     let mut peers: Vec<Box<dyn Peer>> = Vec::new();
-    let mut libs = llvm_disasm::discover();
-    libs.sort_by_key(|l| std::cmp::Reverse(l.version));
-    for l in libs {
-        peers.push(Box::new(LibLlvm::new(l)));
+    for p in usable(d, Kind::Library, "libLLVM") {
+        if let Some(version) = p.llvm_major {
+            let info = LibInfo {
+                version,
+                path: p.path.clone(),
+            };
+            peers.push(Box::new(LibLlvm::new(info, &p.id, p.named.clone())));
+        }
     }
-    for (version, path, name) in find_llvm_mc() {
-        peers.push(Box::new(LlvmMc::new(version, path, name)));
+    for p in usable(d, Kind::Tool, "llvm-mc") {
+        if let Some(version) = p.llvm_major {
+            peers.push(Box::new(LlvmMc::new(version, p.path.clone(), &p.id)));
+        }
     }
     peers
+}
+
+/// The usable, versioned peers of one kind and name, newest first (in
+/// discovery order within a version).
+pub fn usable<'a>(d: &'a Discovery, kind: Kind, name: &str) -> Vec<&'a discover::Peer> {
+    let mut v: Vec<&discover::Peer> = d
+        .peers
+        .iter()
+        .filter(|p| {
+            p.kind == kind && p.name == name && p.status.is_usable() && p.llvm_major.is_some()
+        })
+        .collect();
+    v.sort_by_key(|p| std::cmp::Reverse(p.llvm_major));
+    v
 }
 
 // ---------------------------------------------------------------- libLLVM
@@ -53,7 +74,7 @@ pub fn discover() -> Vec<Box<dyn Peer>> {
 /// ([`super::smem::compare_word`] run here, so that the parent, which
 /// would run the same function, receives only the words that need it).
 pub struct DisasmTask {
-    version: u32,
+    info: LibInfo,
     lib: Option<Result<&'static LlvmLib, String>>,
     dis: HashMap<String, Result<Disassembler, String>>,
     family: HashMap<String, Option<SmemGen>>,
@@ -66,10 +87,10 @@ pub const ORACLE_CONTEXT: &str = " smem-disasm";
 pub const AGREES: &str = "=";
 
 impl DisasmTask {
-    /// The task for LLVM `version` (loaded at the first item).
-    pub fn new(version: u32) -> Self {
+    /// The task for one library (loaded at the first item).
+    pub fn new(info: LibInfo) -> Self {
         Self {
-            version,
+            info,
             lib: None,
             dis: HashMap::new(),
             family: HashMap::new(),
@@ -79,14 +100,15 @@ impl DisasmTask {
 
 impl Task for DisasmTask {
     fn call(&mut self, context: &str, payload: &str, out: &mut String) -> Result<(), String> {
-        let version = self.version;
+        let version = self.info.version;
         let (cpu, oracle) = match context.strip_suffix(ORACLE_CONTEXT) {
             Some(c) => (c, true),
             None => (context, false),
         };
+        let info = &self.info;
         let lib = self
             .lib
-            .get_or_insert_with(|| LlvmLib::open(version).map_err(|e| e.to_string()))
+            .get_or_insert_with(|| LlvmLib::load(info).map_err(|e| e.to_string()))
             .clone()?;
         let dis = self
             .dis
@@ -219,32 +241,24 @@ pub fn decode_pieces(s: &str) -> Option<Vec<Piece>> {
 pub struct LibLlvm {
     info: LibInfo,
     id: String,
+    named: Option<Named>,
 }
 
 impl LibLlvm {
-    /// The peer for one library.
-    pub fn new(info: LibInfo) -> Self {
+    /// The peer for one library, known as `id` (`libllvm-19`, or a name
+    /// given with `--peer`).
+    pub fn new(info: LibInfo, id: &str, named: Option<Named>) -> Self {
         Self {
-            id: format!("libllvm-{}", info.version),
+            id: id.to_owned(),
             info,
+            named,
         }
     }
 
-    fn env(&self) -> Vec<(String, OsString)> {
-        // The worker must find the library the parent found.
-        let mut paths: Vec<PathBuf> = self
-            .info
-            .path
-            .parent()
-            .into_iter()
-            .map(Path::to_path_buf)
-            .collect();
-        if let Some(old) = std::env::var_os("LD_LIBRARY_PATH") {
-            paths.extend(std::env::split_paths(&old));
-        }
-        std::env::join_paths(paths)
-            .map(|p| vec![("LD_LIBRARY_PATH".to_owned(), p)])
-            .unwrap_or_default()
+    /// The worker's argument: `VERSION@PATH` ([`super::worker_task`]),
+    /// so that the worker loads the very library the parent chose.
+    pub fn worker_arg(&self) -> String {
+        format!("{}@{}", self.info.version, self.info.path.display())
     }
 
     fn run_payloads(
@@ -254,8 +268,7 @@ impl LibLlvm {
         payloads: &[String],
         each: &mut dyn FnMut(usize, Reply),
     ) {
-        let arg = self.info.version.to_string();
-        ctx.with_worker("libllvm-disasm", &arg, &self.env(), |w| {
+        ctx.with_worker("libllvm-disasm", &self.worker_arg(), &[], |w| {
             w.run(cpu, payloads, each);
         });
     }
@@ -351,6 +364,10 @@ impl Peer for LibLlvm {
     fn command(&self, _comparison: &str, _cpu: &str, _file: &str) -> Option<Vec<String>> {
         None
     }
+
+    fn named(&self) -> Option<&Named> {
+        self.named.as_ref()
+    }
 }
 
 /// Instruction lines in `llvm-mc --disassemble` syntax, one per line.
@@ -365,85 +382,11 @@ pub fn disasm_file(inputs: &[Input]) -> String {
 
 // ---------------------------------------------------------------- llvm-mc
 
-/// Every `llvm-mc` on this machine, one per major version: `llvm-mc-NN` on
-/// `PATH`, `/usr/lib/llvm-NN/bin/llvm-mc`, and a plain `llvm-mc` on `PATH`
-/// (its version from `--version`). Returns (version, path, the name to
-/// print in commands), newest first.
-pub fn find_llvm_mc() -> Vec<(u32, PathBuf, String)> {
-    let mut found: Vec<(u32, PathBuf, String)> = Vec::new();
-    let path_dirs: Vec<PathBuf> = std::env::var_os("PATH")
-        .map(|p| std::env::split_paths(&p).collect())
-        .unwrap_or_default();
-    let mut push = |v: u32, p: PathBuf, name: String| {
-        if !found.iter().any(|(w, _, _)| *w == v) && p.is_file() {
-            found.push((v, p, name));
-        }
-    };
-    for d in &path_dirs {
-        let Ok(rd) = std::fs::read_dir(d) else {
-            continue;
-        };
-        let mut here: Vec<(u32, PathBuf, String)> = rd
-            .filter_map(Result::ok)
-            .filter_map(|e| {
-                let name = e.file_name().into_string().ok()?;
-                let v: u32 = name.strip_prefix("llvm-mc-")?.parse().ok()?;
-                Some((v, e.path(), name))
-            })
-            .collect();
-        here.sort();
-        for (v, p, n) in here {
-            push(v, p, n);
-        }
-    }
-    if let Ok(rd) = std::fs::read_dir("/usr/lib") {
-        let mut dirs: Vec<(u32, PathBuf)> = rd
-            .filter_map(Result::ok)
-            .filter_map(|e| {
-                let name = e.file_name().into_string().ok()?;
-                let v: u32 = name.strip_prefix("llvm-")?.parse().ok()?;
-                Some((v, e.path().join("bin/llvm-mc")))
-            })
-            .collect();
-        dirs.sort();
-        for (v, p) in dirs {
-            let name = p.display().to_string();
-            push(v, p, name);
-        }
-    }
-    for d in &path_dirs {
-        let p = d.join("llvm-mc");
-        if !p.is_file() {
-            continue;
-        }
-        let version = Command::new(&p)
-            .arg("--version")
-            .output()
-            .ok()
-            .and_then(|o| {
-                let s = String::from_utf8_lossy(&o.stdout).into_owned();
-                let at = s.find("LLVM version ")?;
-                let rest = s.get(at + "LLVM version ".len()..)?;
-                rest.split(|c: char| !c.is_ascii_digit())
-                    .next()?
-                    .parse()
-                    .ok()
-            });
-        if let Some(v) = version {
-            push(v, p, "llvm-mc".to_owned());
-        }
-        break;
-    }
-    found.sort_by_key(|(v, _, _)| std::cmp::Reverse(*v));
-    found
-}
-
 /// `llvm-mc`, run once per batch: `--disassemble` for the disassembler
 /// comparisons, `-show-encoding` for the assembler one.
 pub struct LlvmMc {
     version: u32,
     path: PathBuf,
-    name: String,
     id: String,
 }
 
@@ -453,13 +396,13 @@ const MARKER: [u8; 8] = [0x07, 0x00, 0x80, 0xbf, 0x06, 0x00, 0x80, 0xbf];
 const MARKER_TEXT: [&str; 2] = ["s_nop 7", "s_nop 6"];
 
 impl LlvmMc {
-    /// The peer for one program.
-    pub fn new(version: u32, path: PathBuf, name: String) -> Self {
+    /// The peer for one program (its absolute path: reproducers name
+    /// it), known as `id` (`llvm-mc-19`, or a name given with `--peer`).
+    pub fn new(version: u32, path: PathBuf, id: &str) -> Self {
         Self {
-            id: format!("llvm-mc-{version}"),
+            id: id.to_owned(),
             version,
             path,
-            name,
         }
     }
 
@@ -523,7 +466,7 @@ impl LlvmMc {
             ),
             None => Batch::Failed(format!(
                 "cannot match {}'s output to its input lines",
-                self.name
+                self.id
             )),
         }
     }
@@ -559,7 +502,7 @@ impl LlvmMc {
             ),
             None => Batch::Failed(format!(
                 "cannot match {}'s output to its input lines",
-                self.name
+                self.id
             )),
         }
     }
@@ -624,12 +567,12 @@ impl LlvmMc {
             ));
         }
         if run.timed_out {
-            return Err(format!("{} hung on s_nop 0 for {cpu}", self.name));
+            return Err(format!("{} hung on s_nop 0 for {cpu}", self.id));
         }
         if let Some(c) = isolate::crash_of(&run) {
             return Err(format!(
                 "{} crashed on s_nop 0 for {cpu} ({})",
-                self.name, c.status
+                self.id, c.status
             ));
         }
         Ok(())
@@ -884,7 +827,7 @@ impl Peer for LlvmMc {
     }
 
     fn command(&self, comparison: &str, cpu: &str, file: &str) -> Option<Vec<String>> {
-        let mut v = vec![self.name.clone()];
+        let mut v = vec![self.path.display().to_string()];
         if comparison == super::smem::ENCODE {
             v.push("-show-encoding".to_owned());
         } else {

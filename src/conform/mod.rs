@@ -49,9 +49,11 @@
 //!    crash detection), in-process libraries (comgr) through
 //!    [`isolate::Isolated`] with a worker [`isolate::Task`] registered in
 //!    [`worker_task`].
-//! 5. Register the comparison in `conform_cmd` (`--kinds`) and the peer in
-//!    [`llvm::discover`] or a sibling discovery function; seed reviewed
-//!    known differences in `corpus/allowlist.toml`.
+//! 5. Register the comparison in `conform_cmd` (`--kinds`) and make the
+//!    peer from what [`crate::peers::discover`] (the one finder of tools
+//!    and libraries, named `--peer`s included) found, in [`llvm::peers`]
+//!    or [`objects::peers`]; seed reviewed known differences in
+//!    `corpus/allowlist.toml`.
 //!
 //! Everything else (units, sharding, resume, time-outs, allowlist,
 //! reduction, findings, reports) is shared.
@@ -373,6 +375,11 @@ pub trait Peer: Send + Sync {
     /// no standalone program (then the `hsaco-conform diff` command is the
     /// reproducer).
     fn command(&self, comparison: &str, cpu: &str, file: &str) -> Option<Vec<String>>;
+    /// The `--peer NAME=PATH` that made this peer, for reproducers that
+    /// run `hsaco-conform` again (`None`: found on the machine).
+    fn named(&self) -> Option<&crate::peers::discover::Named> {
+        None
+    }
 }
 
 /// What is compared: inputs, and how a peer's view is judged.
@@ -519,18 +526,28 @@ impl Ctx {
 
 /// The worker task named `name` (the hidden `worker --task NAME --arg ARG`
 /// subcommand): `libllvm-disasm` (LLVM's disassembler in this process;
-/// ARG is the LLVM major version), `comgr` (comgr reading code objects:
-/// [`comgr::ComgrTask`]) and `selftest` (for the isolation tests:
-/// payloads `echo:TEXT`, `nc:REASON`, `abort`, `exit:N`, `hang`).
+/// ARG is `MAJOR@PATH`, the library's LLVM major version and path), `comgr`
+/// (comgr reading code objects: [`comgr::ComgrTask`]; ARG is the
+/// library's path, or empty for the one installed) and `selftest` (for
+/// the isolation tests: payloads `echo:TEXT`, `nc:REASON`, `abort`,
+/// `exit:N`, `hang`).
 pub fn worker_task(name: &str, arg: &str) -> Result<Box<dyn isolate::Task>, String> {
     match name {
         "libllvm-disasm" => {
-            let version: u32 = arg
-                .parse()
-                .map_err(|_| format!("libllvm-disasm: {arg:?} is not an LLVM major version"))?;
-            Ok(Box::new(llvm::DisasmTask::new(version)))
+            let info = arg
+                .split_once('@')
+                .and_then(|(v, p)| {
+                    Some(crate::peers::llvm_disasm::LibInfo {
+                        version: v.parse().ok()?,
+                        path: std::path::PathBuf::from(p),
+                    })
+                })
+                .ok_or_else(|| format!("libllvm-disasm: {arg:?} is not MAJOR@PATH"))?;
+            Ok(Box::new(llvm::DisasmTask::new(info)))
         }
-        comgr::TASK => Ok(Box::new(comgr::ComgrTask::new())),
+        comgr::TASK => Ok(Box::new(comgr::ComgrTask::new(
+            (!arg.is_empty()).then(|| std::path::PathBuf::from(arg)),
+        ))),
         "selftest" => Ok(Box::new(isolate::SelfTest)),
         _ => Err(format!("unknown worker task {name:?}")),
     }

@@ -53,6 +53,7 @@ use serde_json::{json, Map, Value};
 use super::findings::shell_line;
 use super::isolate;
 use super::{Comparison, Ctx, Difference, Input, Peer, PeerResult, Verdict, View};
+use crate::peers::discover::{self, Discovery, Kind};
 
 /// Comparison id: generated assembler text rebuilt by LLVM.
 pub const REBUILD: &str = "rebuild";
@@ -978,38 +979,19 @@ pub fn parse_objdump(out: &str) -> Map<String, Value> {
 
 // ------------------------------------------------------------------ peers
 
-/// A program named `name` on `PATH`.
-fn which(name: &str) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|d| d.join(name))
-        .find(|p| p.is_file())
-}
-
-/// Versions of `prefix-NN` on `PATH`, newest first.
-fn versions_of(prefix: &str) -> Vec<(u32, PathBuf, String)> {
-    let mut v: Vec<(u32, PathBuf, String)> = (30..=30)
-        .chain((10..30).rev())
-        .filter_map(|n| {
-            let name = format!("{prefix}-{n}");
-            which(&name).map(|p| (n, p, name))
-        })
-        .collect();
-    v.sort_by_key(|x| std::cmp::Reverse(x.0));
-    v
-}
-
-/// Whether LLVM `version`'s assembler knows `cpu` (cached per context).
-fn knows(ctx: &Ctx, version: u32, cpu: &str) -> Result<(), String> {
-    ctx.cached_support(&format!("objects/llvm-{version}/{cpu}"), || {
-        let Some(mc) = which(&format!("llvm-mc-{version}")) else {
-            return Ok(());
-        };
+/// Whether LLVM `version`'s assembler (`mc`, an `llvm-mc` of that version)
+/// knows `cpu` (cached per context); without one, every processor is
+/// tried.
+fn knows(ctx: &Ctx, mc: Option<&Path>, version: u32, cpu: &str) -> Result<(), String> {
+    let Some(mc) = mc else {
+        return Ok(());
+    };
+    ctx.cached_support(&format!("objects/{}/{cpu}", mc.display()), || {
         let mut cmd = Command::new(mc);
         cmd.arg(format!("-triple={}", super::llvm::TRIPLE))
             .arg(format!("-mcpu={cpu}"));
         let run = isolate::run_tool(cmd, b"s_nop 0\n", std::time::Duration::from_secs(60))
-            .map_err(|e| format!("cannot run llvm-mc-{version}: {e}"))?;
+            .map_err(|e| format!("cannot run {}: {e}", mc.display()))?;
         if run.stderr.contains("is not a recognized processor") {
             return Err(format!("LLVM {version} does not know {cpu}"));
         }
@@ -1114,12 +1096,11 @@ fn objdump_argv(name: &str, syms: &[String], file: &str) -> Vec<String> {
     ]
 }
 
-/// Runs llvm-objdump (`exe`, called `name`) on the kernel descriptors of
-/// `bytes`: their symbols and the run's [`outcome`].
+/// Runs llvm-objdump (`exe`) on the kernel descriptors of `bytes`: their
+/// symbols and the run's [`outcome`].
 fn objdump_descriptors(
     ctx: &Ctx,
     exe: &Path,
-    name: &str,
     bytes: &[u8],
 ) -> Result<(Vec<String>, Ran), PeerResult> {
     let syms = ObjdumpPeer::kd_symbols(bytes);
@@ -1129,7 +1110,7 @@ fn objdump_descriptors(
         ));
     }
     let run = run_on_object(ctx, bytes, |f| {
-        let argv = objdump_argv(name, &syms, &f.to_string_lossy());
+        let argv = objdump_argv(&exe.display().to_string(), &syms, &f.to_string_lossy());
         let mut cmd = Command::new(exe);
         cmd.args(argv.get(1..).unwrap_or_default());
         cmd
@@ -1143,9 +1124,9 @@ pub struct RebuildPeer {
     id: String,
     version: u32,
     mc: PathBuf,
-    mc_name: String,
+    mc_id: String,
     lld: PathBuf,
-    lld_name: String,
+    lld_id: String,
 }
 
 const REBUILD_ONLY: &[&str] = &[REBUILD];
@@ -1175,13 +1156,13 @@ impl RebuildPeer {
         let r = (|| {
             let (ok, _, err) = outcome(isolate::run_tool(mc, b"", ctx.timeout), ctx.timeout)?;
             if !ok {
-                return Ok(json!({ "error": format!("{}: {}", self.mc_name, err.trim()) }));
+                return Ok(json!({ "error": format!("{}: {}", self.mc_id, err.trim()) }));
             }
             let mut ld = Command::new(&self.lld);
             ld.arg("-shared").arg(&o).arg("-o").arg(&so);
             let (ok, _, err) = outcome(isolate::run_tool(ld, b"", ctx.timeout), ctx.timeout)?;
             if !ok {
-                return Ok(json!({ "error": format!("{}: {}", self.lld_name, err.trim()) }));
+                return Ok(json!({ "error": format!("{}: {}", self.lld_id, err.trim()) }));
             }
             match std::fs::read(&so) {
                 Ok(b) => Ok(json!({ "object": super::hex_bytes::encode(&b) })),
@@ -1223,7 +1204,7 @@ impl Peer for RebuildPeer {
         if comparison != REBUILD {
             return Err(format!("{} does not take part in {comparison}", self.id));
         }
-        knows(ctx, self.version, cpu)
+        knows(ctx, Some(&self.mc), self.version, cpu)
     }
     fn run(
         &self,
@@ -1256,13 +1237,13 @@ impl Peer for RebuildPeer {
                 s.push('\n');
             }
             s.push_str("HSACO_EOF\n");
-            let mut mc = vec![self.mc_name.clone()];
+            let mut mc = vec![self.mc.display().to_string()];
             mc.extend(args);
             mc.extend([format!("{stem}.s"), "-o".into(), format!("{stem}.o")]);
             s.push_str(&shell_line(&mc));
             s.push('\n');
             let ld = [
-                self.lld_name.clone(),
+                self.lld.display().to_string(),
                 "-shared".into(),
                 format!("{stem}.o"),
                 "-o".into(),
@@ -1284,7 +1265,9 @@ pub struct ObjdumpPeer {
     id: String,
     version: u32,
     path: PathBuf,
-    name: String,
+    /// An `llvm-mc` of the same version, to ask whether it knows a
+    /// processor.
+    mc: Option<PathBuf>,
 }
 
 impl ObjdumpPeer {
@@ -1302,7 +1285,7 @@ impl ObjdumpPeer {
     /// descriptors (exit status, standard error, a descriptor it refuses
     /// or does not print).
     fn judge(&self, ctx: &Ctx, bytes: &[u8]) -> PeerResult {
-        let (syms, (ok, out, err)) = match objdump_descriptors(ctx, &self.path, &self.name, bytes) {
+        let (syms, (ok, out, err)) = match objdump_descriptors(ctx, &self.path, bytes) {
             Ok(x) => x,
             Err(p) => return p,
         };
@@ -1327,7 +1310,7 @@ impl ObjdumpPeer {
     }
 
     fn decode(&self, ctx: &Ctx, bytes: &[u8]) -> PeerResult {
-        match objdump_descriptors(ctx, &self.path, &self.name, bytes) {
+        match objdump_descriptors(ctx, &self.path, bytes) {
             Ok((_, (true, out, _))) => PeerResult::View(View::Json {
                 value: json!({ "kernels": parse_objdump(&out) }),
             }),
@@ -1362,7 +1345,7 @@ impl Peer for ObjdumpPeer {
         if !OBJDUMP_COMPARISONS.contains(&comparison) {
             return Err(format!("{} does not take part in {comparison}", self.id));
         }
-        knows(ctx, self.version, cpu)
+        knows(ctx, self.mc.as_deref(), self.version, cpu)
     }
     fn run(
         &self,
@@ -1386,7 +1369,9 @@ impl Peer for ObjdumpPeer {
         }
     }
     fn reproducer(&self, _comparison: &str, inputs: &[Input]) -> String {
-        object_script(inputs, |syms, name| objdump_argv(&self.name, syms, name))
+        object_script(inputs, |syms, name| {
+            objdump_argv(&self.path.display().to_string(), syms, name)
+        })
     }
     fn command(&self, _comparison: &str, _cpu: &str, file: &str) -> Option<Vec<String>> {
         Some(vec!["sh".to_owned(), file.to_owned()])
@@ -1529,9 +1514,7 @@ pub struct ReassemblePeer {
     id: String,
     version: u32,
     objdump: PathBuf,
-    objdump_name: String,
     mc: PathBuf,
-    mc_name: String,
 }
 
 impl ReassemblePeer {
@@ -1546,8 +1529,7 @@ impl ReassemblePeer {
         };
         let (s, o) = (scratch_file(ctx, "s"), scratch_file(ctx, "o"));
         let r = (|| {
-            let (_, (ok, out, _)) =
-                objdump_descriptors(ctx, &self.objdump, &self.objdump_name, bytes)?;
+            let (_, (ok, out, _)) = objdump_descriptors(ctx, &self.objdump, bytes)?;
             let blocks = if ok {
                 directive_blocks(&out)
             } else {
@@ -1638,7 +1620,7 @@ impl Peer for ReassemblePeer {
         if comparison != DESCRIPTORS {
             return Err(format!("{} does not take part in {comparison}", self.id));
         }
-        knows(ctx, self.version, cpu)
+        knows(ctx, Some(&self.mc), self.version, cpu)
     }
     fn run(
         &self,
@@ -1684,7 +1666,7 @@ impl Peer for ReassemblePeer {
             }
             s.push_str("; ");
             s.push_str(&shell_line(&objdump_argv(
-                &self.objdump_name,
+                &self.objdump.display().to_string(),
                 &ObjdumpPeer::kd_symbols(bytes),
                 name,
             )));
@@ -1692,7 +1674,7 @@ impl Peer for ReassemblePeer {
                 " | sed -n '/^[[:space:]]*\\.amdhsa_kernel /,/^[[:space:]]*\\.end_amdhsa_kernel/p'; }} > {}\n",
                 shell_line(std::slice::from_ref(&src))
             ));
-            let mut mc = vec![self.mc_name.clone()];
+            let mut mc = vec![self.mc.display().to_string()];
             mc.extend(t.args.iter().cloned());
             mc.extend([src, "-o".to_owned(), obj.clone()]);
             s.push_str(&shell_line(&mc));
@@ -1700,7 +1682,7 @@ impl Peer for ReassemblePeer {
             for (what, file) in [("original", name.as_str()), ("reassembled", obj.as_str())] {
                 s.push_str(&format!("echo '== {what}'\n"));
                 s.push_str(&shell_line(&[
-                    self.objdump_name.clone(),
+                    self.objdump.display().to_string(),
                     "-s".to_owned(),
                     "-j".to_owned(),
                     ".rodata".to_owned(),
@@ -2068,58 +2050,75 @@ pub(super) fn object_script(
     s
 }
 
-/// The object-level peers on this machine: `llvm-mc-NN` + `ld.lld`
-/// rebuilders, `llvm-readobj-NN`, `llvm-objdump-NN` (newest first), then
-/// comgr.
-pub fn discover() -> Vec<Box<dyn Peer>> {
+/// The object-level peers of a discovery ([`discover::discover_with`],
+/// the one finder), newest LLVM first: `llvm-mc`+`ld.lld` rebuilds (the
+/// linker of the assembler's own named folder, else the newest),
+/// `llvm-readobj`, `llvm-objdump`, `llvm-objdump`+`llvm-mc` of one version
+/// (the same named folder's first), and comgr; each under its discovery
+/// id (composites join them with `+`).
+pub fn peers(d: &Discovery) -> Vec<Box<dyn Peer>> {
+    let tools = |name| super::llvm::usable(d, Kind::Tool, name);
+    let (mcs, lds) = (tools("llvm-mc"), tools("ld.lld"));
+    // An llvm-mc of `version`, the same named folder's first.
+    let mc_for = |version: Option<u32>, named: &Option<discover::Named>| {
+        mcs.iter()
+            .find(|m| m.llvm_major == version && m.named.is_some() && m.named == *named)
+            .or_else(|| mcs.iter().find(|m| m.llvm_major == version))
+            .copied()
+    };
     let mut peers: Vec<Box<dyn Peer>> = Vec::new();
-    let lld = versions_of("ld.lld")
-        .into_iter()
-        .next()
-        .map(|(_, p, n)| (p, n))
-        .or_else(|| which("ld.lld").map(|p| (p, "ld.lld".to_owned())));
-    if let Some((lld, lld_name)) = lld {
-        for (version, mc, mc_name) in versions_of("llvm-mc") {
+    for mc in &mcs {
+        let lld = lds
+            .iter()
+            .find(|l| l.named.is_some() && l.named == mc.named)
+            .or_else(|| lds.first());
+        if let (Some(lld), Some(version)) = (lld, mc.llvm_major) {
             peers.push(Box::new(RebuildPeer {
-                id: format!("{mc_name}+{lld_name}"),
+                id: format!("{}+{}", mc.id, lld.id),
                 version,
-                mc,
-                mc_name,
-                lld: lld.clone(),
-                lld_name: lld_name.clone(),
+                mc: mc.path.clone(),
+                mc_id: mc.id.clone(),
+                lld: lld.path.clone(),
+                lld_id: lld.id.clone(),
             }));
         }
     }
-    for (version, path, name) in versions_of("llvm-readobj") {
-        peers.push(Box::new(super::objects_meta::ReadobjPeer::new(
-            version, path, name,
-        )));
+    for r in tools("llvm-readobj") {
+        if let Some(version) = r.llvm_major {
+            peers.push(Box::new(super::objects_meta::ReadobjPeer::new(
+                version,
+                r.path.clone(),
+                &r.id,
+            )));
+        }
     }
-    for (version, path, name) in versions_of("llvm-objdump") {
-        peers.push(Box::new(ObjdumpPeer {
-            id: name.clone(),
-            version,
-            path,
-            name,
-        }));
+    let objdumps = tools("llvm-objdump");
+    for o in &objdumps {
+        if let Some(version) = o.llvm_major {
+            peers.push(Box::new(ObjdumpPeer {
+                id: o.id.clone(),
+                version,
+                path: o.path.clone(),
+                mc: mc_for(o.llvm_major, &o.named).map(|m| m.path.clone()),
+            }));
+        }
     }
-    let mcs = versions_of("llvm-mc");
-    for (version, objdump, objdump_name) in versions_of("llvm-objdump") {
-        let Some((_, mc, mc_name)) = mcs.iter().find(|m| m.0 == version) else {
-            continue;
-        };
-        peers.push(Box::new(ReassemblePeer {
-            id: format!("{objdump_name}+{mc_name}"),
-            version,
-            objdump,
-            objdump_name,
-            mc: mc.clone(),
-            mc_name: mc_name.clone(),
-        }));
+    for o in &objdumps {
+        if let (Some(version), Some(mc)) = (o.llvm_major, mc_for(o.llvm_major, &o.named)) {
+            peers.push(Box::new(ReassemblePeer {
+                id: format!("{}+{}", o.id, mc.id),
+                version,
+                objdump: o.path.clone(),
+                mc: mc.path.clone(),
+            }));
+        }
     }
-    if let Some(c) = super::comgr::ComgrPeer::discover() {
-        peers.push(Box::new(c));
-    }
+    peers.extend(
+        d.peers
+            .iter()
+            .filter_map(super::comgr::ComgrPeer::of)
+            .map(|c| Box::new(c) as Box<dyn Peer>),
+    );
     peers
 }
 

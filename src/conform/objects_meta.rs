@@ -273,17 +273,16 @@ pub struct ReadobjPeer {
     id: String,
     version: u32,
     path: PathBuf,
-    name: String,
 }
 
 impl ReadobjPeer {
-    /// The peer for one program.
-    pub fn new(version: u32, path: PathBuf, name: String) -> Self {
+    /// The peer for one program (its absolute path: reproducers name it),
+    /// known as `id` (`llvm-readobj-19`, or a name given with `--peer`).
+    pub fn new(version: u32, path: PathBuf, id: &str) -> Self {
         Self {
-            id: name.clone(),
+            id: id.to_owned(),
             version,
             path,
-            name,
         }
     }
 
@@ -440,7 +439,11 @@ impl Peer for ReadobjPeer {
     }
     fn reproducer(&self, _comparison: &str, inputs: &[Input]) -> String {
         object_script(inputs, |_, name| {
-            vec![self.name.clone(), "--notes".to_owned(), name.to_owned()]
+            vec![
+                self.path.display().to_string(),
+                "--notes".to_owned(),
+                name.to_owned(),
+            ]
         })
     }
     fn command(&self, _comparison: &str, _cpu: &str, file: &str) -> Option<Vec<String>> {

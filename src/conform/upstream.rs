@@ -70,7 +70,7 @@ pub fn lit_test(f: &Finding) -> Option<String> {
     let cmd = f
         .commands
         .iter()
-        .find(|c| c.argv.first().is_some_and(|p| p.starts_with("llvm-mc")))?;
+        .find(|c| c.argv.first().is_some_and(|p| is_llvm_mc(p)))?;
     if !cmd.argv.iter().any(|a| a == "--disassemble") {
         return None;
     }
@@ -116,6 +116,14 @@ pub fn lit_test(f: &Finding) -> Option<String> {
         s.push('\n');
     }
     Some(s)
+}
+
+/// Reproducers name programs by absolute path; the tool is the file name.
+fn is_llvm_mc(program: &str) -> bool {
+    std::path::Path::new(program)
+        .file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.starts_with("llvm-mc"))
 }
 
 fn first_line(s: &str) -> String {

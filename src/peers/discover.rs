@@ -1,18 +1,44 @@
-//! Peer discovery: every tool and library on this machine that the project
-//! can compare with the oracle, its version, whether it works, and what it
-//! can compare.
+//! Peer discovery, the one finder of the project's peers: every tool and
+//! library on this machine that can be compared with the oracle, and the
+//! ones the user names (`--peer NAME=PATH`), with their versions, whether
+//! they work, what they can compare, and the id `conform` knows them by.
 //!
 //! * LLVM tools (`llvm-mc`, `llvm-objdump`, `llvm-readobj`, `ld.lld`):
 //!   found on `PATH` with and without a `-NN` suffix and in
 //!   `/usr/lib/llvm-NN/bin`; one entry per distinct executable (symlinks
-//!   resolved), its version read from `TOOL --version` (run once, with a
-//!   timeout), grouped by LLVM major version.
-//! * `libLLVM` ([`super::llvm_disasm::discover`]), loaded to check that its
-//!   AMDGPU disassembler initialises.
-//! * comgr ([`super::comgr`]), loaded; version from its API.
+//!   resolved: a plain `llvm-mc` that is `llvm-mc-14` is one peer, a plain
+//!   `llvm-mc` of its own is another), its version read from `TOOL
+//!   --version` (run once, with a timeout), grouped by LLVM major version.
+//!   Id: `TOOL-MAJOR` (`llvm-mc-19`); a second distinct executable of the
+//!   same tool and version is `TOOL-MAJOR-2`.
+//! * `libLLVM` ([`super::llvm_disasm::scan`]): one per major version, only
+//!   libraries built with the AMDGPU target (their dynamic symbol table
+//!   defines [`llvm_disasm::AMDGPU_SYMBOL`]); with [`Options::load`],
+//!   loaded to check that its AMDGPU disassembler initialises. Id:
+//!   `libllvm-MAJOR`.
+//! * comgr ([`super::comgr`]), loaded; version from its API. Id:
+//!   `comgr-MAJOR.MINOR`.
 //! * The HSA runtime (`libhsa-runtime64.so.1`): loaded in a child process
 //!   (the runtime may hang or crash without a GPU) that reports `hsa_init`
 //!   and the agents `hsa_iterate_agents` lists ([`hsa_worker`]).
+//!
+//! Folders of a Rust toolchain or a cargo target folder in
+//! `LD_LIBRARY_PATH` or `PATH` ([`llvm_disasm::toolchain_private`]; `cargo
+//! run` adds them) are not searched: their libraries are listed as not
+//! peers ([`Discovery::not_peers`]), so `cargo run -- conform` and the
+//! installed program find the same peers.
+//!
+//! # Named peers (`--peer NAME=PATH`)
+//!
+//! PATH is an LLVM install folder (its `bin/` tools, `lib/libLLVM*.so`,
+//! and a comgr library there), one tool, a `libLLVM*.so` or a
+//! `libamd_comgr.so`. Its version is probed (`TOOL --version`; a library's
+//! symbol versions, `LLVM_19.1`, or its file name; comgr's API), so
+//! version-dependent knowledge (the allowlist's version ranges) applies to
+//! it as to the peers found. Its id is NAME for a single file and
+//! `NAME:TOOL` for a folder (`mine:llvm-mc`, `mine:libllvm`,
+//! `mine:comgr`). A named peer that is the same file as one found
+//! (canonical paths) replaces it. A bad value is an error of one line.
 
 use std::collections::BTreeMap;
 use std::ffi::{c_int, c_void, CStr};
@@ -141,6 +167,12 @@ impl Status {
 /// One peer found on the machine.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Peer {
+    /// The id `conform --peers` takes and reports show (`llvm-mc-19`,
+    /// `libllvm-19`, `comgr-2.4`; NAME or `NAME:TOOL` for a named peer).
+    pub id: String,
+    /// The `--peer NAME=PATH` that named it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub named: Option<Named>,
     /// What kind.
     pub kind: Kind,
     /// Name: the tool name without version suffix (`llvm-mc`), `libLLVM`,
@@ -167,6 +199,9 @@ pub struct Peer {
     /// Extra facts (HSA: the `hsa_init` status and the agents).
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub details: BTreeMap<String, String>,
+    /// The canonical path (what makes two names one peer).
+    #[serde(skip)]
+    real: PathBuf,
 }
 
 fn ser_status<S: serde::Serializer>(s: &Status, ser: S) -> Result<S::Ok, S::Error> {
@@ -176,6 +211,9 @@ fn ser_status<S: serde::Serializer>(s: &Status, ser: S) -> Result<S::Ok, S::Erro
 impl Peer {
     fn new(kind: Kind, name: &str, path: PathBuf) -> Self {
         Peer {
+            id: name.to_owned(),
+            named: None,
+            real: std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone()),
             kind,
             name: name.to_owned(),
             version: None,
@@ -229,13 +267,19 @@ pub fn tool_of(file: &str) -> Option<&'static str> {
     })
 }
 
-/// Candidate LLVM tool paths: `PATH` directories, then
+/// Candidate LLVM tool paths: `PATH` directories (made absolute; those
+/// of a Rust toolchain or cargo target folder left out), then
 /// `/usr/lib/llvm-*/bin` (sorted), each file named as [`tool_of`] accepts.
 pub fn tool_candidates(path_dirs: &[PathBuf], llvm_root: &Path) -> Vec<(&'static str, PathBuf)> {
     // A directory reached twice (`/bin` linked to `/usr/bin`) is read once.
     let mut dirs: Vec<PathBuf> = Vec::new();
     let mut seen: Vec<PathBuf> = Vec::new();
     for d in path_dirs {
+        if d.as_os_str().is_empty() || llvm_disasm::toolchain_private(d).is_some() {
+            continue;
+        }
+        // Absolute, so that reproducers name the program they ran.
+        let d = &std::path::absolute(d).unwrap_or_else(|_| d.clone());
         let real = std::fs::canonicalize(d).unwrap_or_else(|_| d.clone());
         if !seen.contains(&real) {
             seen.push(real);
@@ -408,40 +452,96 @@ pub fn llvm_tools(candidates: &[(&'static str, PathBuf)], timeout: Duration) -> 
         }
     });
     let mut out: Vec<Peer> = peers.into_iter().map(|(p, _)| p).collect();
+    for p in &mut out {
+        // `llvm-mc-14` rather than a plain `llvm-mc` that is the same
+        // file: the name says the version in reproducers.
+        let versioned = |q: &Path| {
+            q.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n != p.name && tool_of(n).is_some())
+        };
+        if !versioned(&p.path) {
+            if let Some(k) = p.aliases.iter().position(|a| versioned(a)) {
+                std::mem::swap(&mut p.path, &mut p.aliases[k]);
+            }
+        }
+    }
+    // Ids: `TOOL-MAJOR` for the first executable (in PATH order) found
+    // under a versioned name (`llvm-mc-19` is what that name runs), then
+    // the others in the order found, numbered when taken (a plain
+    // `llvm-mc` of its own next to `llvm-mc-19` is `llvm-mc-19-2`).
+    let mut taken: Vec<String> = Vec::new();
+    for versioned_name in [true, false] {
+        for p in &mut out {
+            let versioned = std::iter::once(&p.path)
+                .chain(&p.aliases)
+                .any(|q| q.file_name().and_then(|n| n.to_str()) != Some(p.name.as_str()));
+            if versioned != versioned_name {
+                continue;
+            }
+            let base = match p.llvm_major {
+                Some(m) => format!("{}-{m}", p.name),
+                None => p.name.clone(),
+            };
+            p.id = unique_id(&base, &taken);
+            taken.push(p.id.clone());
+        }
+    }
     out.sort_by(|a, b| (a.llvm_major, &a.name, &a.path).cmp(&(b.llvm_major, &b.name, &b.path)));
     out
 }
 
-/// Every `libLLVM` ([`llvm_disasm::discover`]), loaded to check it.
-pub fn llvm_libraries() -> Vec<Peer> {
-    llvm_disasm::discover()
-        .into_iter()
-        .map(|info| {
-            let mut p = Peer::new(Kind::Library, "libLLVM", info.path.clone());
-            p.llvm_major = Some(info.version);
-            p.version = Some(info.version.to_string());
-            p.compares = vec![Capability::SmemDisasm];
-            match llvm_disasm::LlvmLib::load(&info) {
-                Ok(lib) => match lib.knows_processor("gfx900") {
-                    Some(true) | None => {}
-                    Some(false) => p.broken("its AMDGPU target does not know gfx900"),
-                },
-                Err(e) => p.broken(e.to_string()),
-            }
-            p
-        })
-        .collect()
+/// `base`, or `base-2`, `base-3`, ... when taken.
+fn unique_id(base: &str, taken: &[String]) -> String {
+    let mut id = base.to_owned();
+    let mut n = 2;
+    while taken.contains(&id) {
+        id = format!("{base}-{n}");
+        n += 1;
+    }
+    id
 }
 
-/// comgr, if installed.
-pub fn comgr_peer() -> Option<Peer> {
-    let path = comgr::find().ok()?;
-    let mut p = Peer::new(Kind::Comgr, "comgr", path);
+/// The peer of one libLLVM (`libllvm-MAJOR`); with `load`, loaded to
+/// check that its disassembler initialises and knows gfx900.
+fn library_peer(info: &llvm_disasm::LibInfo, load: bool) -> Peer {
+    let mut p = Peer::new(Kind::Library, "libLLVM", info.path.clone());
+    p.id = format!("libllvm-{}", info.version);
+    p.llvm_major = Some(info.version);
+    p.version = Some(info.version.to_string());
+    p.compares = vec![Capability::SmemDisasm];
+    if load {
+        match llvm_disasm::LlvmLib::load(info) {
+            Ok(lib) => match lib.knows_processor("gfx900") {
+                Some(true) | None => {}
+                Some(false) => p.broken("its AMDGPU target does not know gfx900"),
+            },
+            Err(e) => p.broken(e.to_string()),
+        }
+    }
+    p
+}
+
+/// comgr at `path` (named), else the one installed, if any: loaded for its
+/// interface version.
+pub fn comgr_peer(path: Option<&Path>) -> Option<Peer> {
+    let named = path.is_some();
+    let path = match path {
+        Some(p) => p.to_path_buf(),
+        None => comgr::find().ok()?,
+    };
+    let mut p = Peer::new(Kind::Comgr, "comgr", path.clone());
     p.compares = vec![Capability::ComgrMetadata, Capability::Mutants];
-    match comgr::Comgr::open() {
+    let lib = if named {
+        comgr::Comgr::load(&path)
+    } else {
+        comgr::Comgr::open()
+    };
+    match lib {
         Ok(c) => {
             let (major, minor) = c.version();
             p.version = Some(format!("{major}.{minor}"));
+            p.id = format!("comgr-{major}.{minor}");
             if major != 2 {
                 p.broken(format!(
                     "interface {major}.{minor}: the binding is written for interface 2"
@@ -713,6 +813,251 @@ pub fn hsa_worker(path: &Path) -> u8 {
     }
 }
 
+/// A peer the user names: `--peer NAME=PATH`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Named {
+    /// The user's name for it (used instead of `llvm-mc-19` in reports).
+    pub name: String,
+    /// The path as given, made absolute (not resolved: reproducers name
+    /// it as the user did).
+    pub path: PathBuf,
+}
+
+impl Named {
+    /// Parses one `NAME=PATH`; NAME holds letters, digits, `.`, `_` and
+    /// `-`, and PATH must exist. The error is one line.
+    pub fn parse(spec: &str) -> Result<Named, String> {
+        let Some((name, path)) = spec.split_once('=') else {
+            return Err(format!(
+                "--peer {spec:?}: expected NAME=PATH (e.g. mine=/opt/llvm-20)"
+            ));
+        };
+        let name_ok = !name.is_empty()
+            && !name.starts_with('-')
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b));
+        if !name_ok {
+            return Err(format!(
+                "--peer {spec:?}: NAME must be letters, digits, '.', '_' or '-' (not starting with '-')"
+            ));
+        }
+        if path.is_empty() {
+            return Err(format!("--peer {spec:?}: no PATH after '='"));
+        }
+        let path = std::path::absolute(path).map_err(|e| format!("--peer {spec}: {e}"))?;
+        std::fs::metadata(&path).map_err(|e| format!("--peer {spec}: {e}"))?;
+        Ok(Named {
+            name: name.to_owned(),
+            path,
+        })
+    }
+
+    /// Parses every `--peer` value; the same NAME twice is an error.
+    pub fn parse_all(specs: &[String]) -> Result<Vec<Named>, String> {
+        let mut v: Vec<Named> = Vec::new();
+        for s in specs {
+            let n = Named::parse(s)?;
+            if v.iter().any(|m| m.name == n.name) {
+                return Err(format!("--peer {s}: the name {:?} is given twice", n.name));
+            }
+            v.push(n);
+        }
+        Ok(v)
+    }
+
+    /// `--peer NAME=PATH` as the user wrote it (for messages and
+    /// reproducers).
+    pub fn spec(&self) -> String {
+        format!("{}={}", self.name, self.path.display())
+    }
+}
+
+/// What a file of a named peer is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Item {
+    Tool(&'static str),
+    Library,
+    Comgr,
+}
+
+fn classify(file: &str) -> Option<Item> {
+    if let Some(t) = tool_of(file) {
+        return Some(Item::Tool(t));
+    }
+    if llvm_disasm::is_llvm_library_name(file) {
+        return Some(Item::Library);
+    }
+    (file.starts_with("libamd_comgr") && file.contains(".so")).then_some(Item::Comgr)
+}
+
+/// The files of a named peer: one file, or an install folder's tools
+/// (`bin/` or the folder itself), libLLVM and comgr (`lib/` or the folder
+/// itself).
+fn named_items(n: &Named) -> Result<Vec<(Item, PathBuf)>, String> {
+    let shown = format!("--peer {}", n.spec());
+    if !n.path.is_dir() {
+        let file = |p: &Path| p.file_name().and_then(|f| f.to_str()).map(str::to_owned);
+        let real = std::fs::canonicalize(&n.path).ok();
+        let item = file(&n.path)
+            .as_deref()
+            .and_then(classify)
+            .or_else(|| real.as_deref().and_then(file).as_deref().and_then(classify));
+        return match item {
+            Some(i) => Ok(vec![(i, n.path.clone())]),
+            None => Err(format!(
+                "{shown}: not an LLVM tool ({}), a libLLVM*.so, a libamd_comgr.so or an LLVM install folder",
+                LLVM_TOOLS.join(", ")
+            )),
+        };
+    }
+    let mut items: Vec<(Item, PathBuf)> = Vec::new();
+    for d in [n.path.join("bin"), n.path.clone()] {
+        for t in LLVM_TOOLS {
+            let p = d.join(t);
+            if p.is_file() && !items.iter().any(|(i, _)| *i == Item::Tool(t)) {
+                items.push((Item::Tool(t), p));
+            }
+        }
+    }
+    for d in [n.path.join("lib"), n.path.clone()] {
+        let Ok(rd) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        let mut files: Vec<(Item, PathBuf)> = rd
+            .flatten()
+            .filter_map(|e| {
+                let name = e.file_name().to_str()?.to_owned();
+                let item = classify(&name).filter(|i| !matches!(i, Item::Tool(_)))?;
+                e.path().is_file().then(|| (item, e.path()))
+            })
+            .collect();
+        // The shortest name of each (`libLLVM.so` before its versions).
+        files.sort_by_key(|(_, p)| (p.as_os_str().len(), p.clone()));
+        for (i, p) in files {
+            if !items.iter().any(|(j, _)| *j == i) {
+                items.push((i, p));
+            }
+        }
+    }
+    if items.is_empty() {
+        return Err(format!(
+            "{shown}: no LLVM tool (bin/llvm-mc, bin/llvm-objdump, bin/llvm-readobj, bin/ld.lld), lib/libLLVM*.so or libamd_comgr.so in this folder"
+        ));
+    }
+    Ok(items)
+}
+
+/// The peers `n` names, probed; the error is one line.
+fn resolve(n: &Named, load: bool) -> Result<Vec<Peer>, String> {
+    let shown = format!("--peer {}", n.spec());
+    let items = named_items(n)?;
+    let single = items.len() == 1 && !n.path.is_dir();
+    let mut out = Vec::new();
+    for (item, path) in items {
+        let mut p = match item {
+            Item::Tool(t) => {
+                let mut v = llvm_tools(&[(t, path.clone())], VERSION_TIMEOUT);
+                let p = v
+                    .pop()
+                    .ok_or_else(|| format!("{shown}: {} is missing", path.display()))?;
+                if let Status::Broken(why) = &p.status {
+                    return Err(format!(
+                        "{shown}: {} is not a working LLVM tool: {why}",
+                        path.display()
+                    ));
+                }
+                p
+            }
+            Item::Library => {
+                let facts = llvm_disasm::probe_library(&path)
+                    .map_err(|why| format!("{shown}: {}: {why}", path.display()))?;
+                if !facts.amdgpu {
+                    return Err(format!(
+                        "{shown}: {} is a library without the AMDGPU target (no {})",
+                        path.display(),
+                        llvm_disasm::AMDGPU_SYMBOL
+                    ));
+                }
+                let name_version = |p: &Path| {
+                    p.file_name()
+                        .and_then(|f| f.to_str())
+                        .and_then(llvm_disasm::version_of)
+                };
+                let version = facts
+                    .version
+                    .or_else(|| name_version(&path))
+                    .or_else(|| std::fs::canonicalize(&path).ok().as_deref().and_then(name_version))
+                    .ok_or_else(|| {
+                        format!(
+                            "{shown}: {}: cannot tell its LLVM version (no LLVM_NN symbol versions, no version in its name)",
+                            path.display()
+                        )
+                    })?;
+                let info = llvm_disasm::LibInfo {
+                    version,
+                    path: path.clone(),
+                };
+                let p = library_peer(&info, load);
+                if let Status::Broken(why) = &p.status {
+                    return Err(format!("{shown}: {why}"));
+                }
+                p
+            }
+            Item::Comgr => {
+                let p = comgr_peer(Some(&path))
+                    .ok_or_else(|| format!("{shown}: {} is missing", path.display()))?;
+                if let Status::Broken(why) = &p.status {
+                    return Err(format!("{shown}: {why}"));
+                }
+                p
+            }
+        };
+        let short = match item {
+            Item::Tool(t) => t,
+            Item::Library => "libllvm",
+            Item::Comgr => "comgr",
+        };
+        p.id = if single {
+            n.name.clone()
+        } else {
+            format!("{}:{short}", n.name)
+        };
+        p.named = Some(n.clone());
+        out.push(p);
+    }
+    Ok(out)
+}
+
+/// Adds `found` to `peers` unless it is the same file as one of them
+/// (named peers come first): then its paths become that one's aliases.
+fn merge(peers: &mut Vec<Peer>, found: Vec<Peer>) {
+    for f in found {
+        match peers
+            .iter_mut()
+            .find(|p| p.kind == f.kind && p.real == f.real)
+        {
+            Some(p) => {
+                for a in std::iter::once(f.path).chain(f.aliases) {
+                    if a != p.path && !p.aliases.contains(&a) {
+                        p.aliases.push(a);
+                    }
+                }
+            }
+            None => peers.push(f),
+        }
+    }
+}
+
+/// A library that is not a peer, and why.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct NotPeer {
+    /// The file.
+    pub path: PathBuf,
+    /// Why it is not a peer.
+    pub reason: String,
+}
+
 /// Everything found: LLVM tools and libraries, comgr, the HSA runtime.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Discovery {
@@ -721,6 +1066,10 @@ pub struct Discovery {
     pub peers: Vec<Peer>,
     /// LLVM major versions with at least one usable tool or library.
     pub llvm_versions: Vec<u32>,
+    /// LLVM libraries that were found and are not peers: in a Rust
+    /// toolchain's or cargo's folder of `LD_LIBRARY_PATH`, or without the
+    /// AMDGPU target.
+    pub not_peers: Vec<NotPeer>,
 }
 
 impl Discovery {
@@ -732,20 +1081,68 @@ impl Discovery {
     }
 }
 
+/// What [`discover_with`] looks for.
+#[derive(Clone, Debug, Default)]
+pub struct Options<'a> {
+    /// The program to run the HSA probe with (this program); `None` skips
+    /// the probe.
+    pub hsa: Option<&'a Path>,
+    /// Load each libLLVM to check that its disassembler works (`peers`;
+    /// `conform` loads them in its worker processes only).
+    pub load: bool,
+    /// The peers the user names (`--peer`), first.
+    pub named: &'a [Named],
+}
+
 /// Discovers every peer. `exe` is the program to run the HSA probe with
 /// (this program: `std::env::current_exe()`); `None` skips the probe.
 pub fn discover(exe: Option<&Path>) -> Discovery {
+    discover_with(&Options {
+        hsa: exe,
+        load: true,
+        named: &[],
+    })
+    .unwrap_or_else(|_| Discovery {
+        peers: Vec::new(),
+        llvm_versions: Vec::new(),
+        not_peers: Vec::new(),
+    })
+}
+
+/// Discovers every peer, the named ones first (a named peer that is the
+/// same file as one found replaces it). `Err` (one line) for a named
+/// peer that is not what `--peer` takes or does not work.
+pub fn discover_with(o: &Options<'_>) -> Result<Discovery, String> {
+    let mut named: Vec<Peer> = Vec::new();
+    for n in o.named {
+        named.extend(resolve(n, o.load)?);
+    }
     let path_dirs: Vec<PathBuf> = std::env::var_os("PATH")
         .map(|v| std::env::split_paths(&v).collect())
         .unwrap_or_default();
     let candidates = tool_candidates(&path_dirs, Path::new("/usr/lib"));
     // The HSA probe runs while the tools answer.
     let (tools, hsa) = std::thread::scope(|s| {
-        let hsa = exe.map(|e| s.spawn(move || hsa_peer(e)));
+        let hsa = o.hsa.map(|e| s.spawn(move || hsa_peer(e)));
         let tools = llvm_tools(&candidates, VERSION_TIMEOUT);
         (tools, hsa.and_then(|h| h.join().ok().flatten()))
     });
-    let mut peers = tools;
+    let mut found = tools;
+    let (libs, passed_over) = llvm_disasm::scan(&llvm_disasm::default_dirs());
+    found.extend(libs.iter().map(|info| library_peer(info, o.load)));
+    found.extend(comgr_peer(None));
+    for f in &found {
+        if let Some(n) = named.iter().find(|n| n.id == f.id && n.real != f.real) {
+            return Err(format!(
+                "--peer {}: {:?} is the id of {}, found on this machine; choose another NAME",
+                n.named.as_ref().map(Named::spec).unwrap_or_default(),
+                n.id,
+                f.path.display()
+            ));
+        }
+    }
+    let mut peers = named;
+    merge(&mut peers, found);
     // ld.lld of any version makes llvm-mc able to rebuild.
     let linker = peers
         .iter()
@@ -755,12 +1152,15 @@ pub fn discover(exe: Option<&Path>) -> Discovery {
             p.compares.retain(|c| *c != Capability::Rebuild);
         }
     }
-    peers.extend(llvm_libraries());
-    peers.sort_by(|a, b| {
-        (a.llvm_major, a.kind, &a.name, &a.path).cmp(&(b.llvm_major, b.kind, &b.name, &b.path))
+    let (mut llvm, mut rest): (Vec<Peer>, Vec<Peer>) = peers
+        .into_iter()
+        .partition(|p| matches!(p.kind, Kind::Tool | Kind::Library));
+    llvm.sort_by(|a, b| {
+        (a.llvm_major, a.kind, &a.name, &a.id).cmp(&(b.llvm_major, b.kind, &b.name, &b.id))
     });
-    peers.extend(comgr_peer());
-    peers.extend(hsa);
+    rest.extend(hsa);
+    llvm.extend(rest);
+    let peers = llvm;
     let mut llvm_versions: Vec<u32> = peers
         .iter()
         .filter(|p| p.status.is_usable())
@@ -768,10 +1168,19 @@ pub fn discover(exe: Option<&Path>) -> Discovery {
         .collect();
     llvm_versions.sort_unstable();
     llvm_versions.dedup();
-    Discovery {
+    let not_peers = llvm_disasm::toolchain_libraries()
+        .into_iter()
+        .chain(passed_over)
+        .map(|s| NotPeer {
+            path: s.path,
+            reason: s.reason,
+        })
+        .collect();
+    Ok(Discovery {
         peers,
         llvm_versions,
-    }
+        not_peers,
+    })
 }
 
 impl fmt::Display for Peer {
