@@ -151,10 +151,11 @@ pub enum Divergence {
     /// LLVM 14 and 15 print it without a mark (and take no special
     /// register in 256/512-bit operands); the oracle calls it invalid.
     OutOfClassRegister,
-    /// The null register as an SDATA tuple of two or more dwords, register
-    /// 125 as SDATA on GFX8/GFX9 (which have no null register), or (GFX11
-    /// and GFX12) null as SBASE: LLVM prints `null`; the oracle calls it
-    /// invalid.
+    /// Register 125 as SDATA on GFX8/GFX9 (which have no null register),
+    /// or (GFX11 and GFX12) null as a buffer resource: LLVM prints `null`,
+    /// its assembler refuses it; the oracle calls it invalid. (Null as an
+    /// SDATA tuple of any width from GFX10, and as a GFX11+ address pair,
+    /// is valid: LLVM assembles it; errata SMEM 17.)
     NullTuple,
     /// GFX8 has 12 trap temporaries, but LLVM names SDATA tuples that run
     /// past ttmp11 (`ttmp[8:15]`); the oracle calls them invalid.
@@ -181,11 +182,15 @@ pub enum Divergence {
     /// does not have and its own assembler refuses ("not supported on this
     /// GPU"); LLVM 19 and the oracle ignore both bits (non-canonical).
     Llvm22Gfx12Gfx1250Modifiers,
+    /// LLVM 14-16 reject null as a 256- or 512-bit SDATA (GFX10+) as an
+    /// invalid encoding; LLVM 19 and 22 print it, LLVM 22 assembles it,
+    /// and the oracle calls it valid (errata SMEM 17).
+    Llvm16NullWideSdata,
 }
 
 impl Divergence {
     /// Every divergence.
-    pub const ALL: [Divergence; 9] = [
+    pub const ALL: [Divergence; 10] = [
         Self::MisalignedTuple,
         Self::OutOfClassRegister,
         Self::NullTuple,
@@ -195,6 +200,7 @@ impl Divergence {
         Self::Llvm14Gfx9IgnoresSoe,
         Self::Llvm14Gfx10DropsOffset,
         Self::Llvm22Gfx12Gfx1250Modifiers,
+        Self::Llvm16NullWideSdata,
     ];
 
     /// Stable kebab-case name.
@@ -209,6 +215,7 @@ impl Divergence {
             Self::Llvm14Gfx9IgnoresSoe => "llvm14-gfx9-ignores-soe",
             Self::Llvm14Gfx10DropsOffset => "llvm14-gfx10-drops-offset",
             Self::Llvm22Gfx12Gfx1250Modifiers => "llvm22-gfx12-gfx1250-modifiers",
+            Self::Llvm16NullWideSdata => "llvm16-null-wide-sdata",
         }
     }
 
@@ -228,9 +235,9 @@ impl Divergence {
                  assembler rejects it, the oracle calls the word invalid"
             }
             Self::NullTuple => {
-                "LLVM prints null as a wide SDATA tuple, as SDATA on GFX8/GFX9 (which \
-                 have no null) or (GFX11+) as SBASE; its assembler rejects it, the \
-                 oracle calls the word invalid"
+                "LLVM prints null as SDATA on GFX8/GFX9 (which have no null) or \
+                 (GFX11+) as a buffer resource; its assembler rejects it, the oracle \
+                 calls the word invalid"
             }
             Self::Gfx8TtmpPast11 => {
                 "GFX8 has ttmp0-ttmp11 only, but LLVM names SDATA tuples reaching \
@@ -258,6 +265,11 @@ impl Divergence {
                  scale_offset and nv, which its gfx1200 assembler refuses; the oracle \
                  and LLVM 19 ignore the bits (non-canonical)"
             }
+            Self::Llvm16NullWideSdata => {
+                "LLVM 14-16 reject null as a 256- or 512-bit SDATA (GFX10+), which \
+                 LLVM 19 and 22 print and LLVM 22 assembles; the oracle calls the \
+                 word valid"
+            }
         }
     }
 
@@ -270,6 +282,7 @@ impl Divergence {
         match self {
             Self::Llvm14Gfx9IgnoresSoe | Self::Llvm14Gfx10DropsOffset => 14..=14,
             Self::Llvm22Gfx12Gfx1250Modifiers => 22..=22,
+            Self::Llvm16NullWideSdata => 14..=16,
             _ => 14..=19,
         }
     }
@@ -355,6 +368,9 @@ pub enum Expectation {
     /// The oracle calls the word invalid for a reason no divergence rule
     /// covers; whatever LLVM prints is a difference unless it rejects.
     Unmodelled,
+    /// The oracle calls the word valid, and these divergences say this
+    /// LLVM rejects it.
+    Refused(Divergences),
 }
 
 /// Outcome of comparing one word.
@@ -670,6 +686,20 @@ pub fn expect(version: u32, gen: SmemGen, word: u64) -> Expectation {
         ) => {}
     }
     let c = i.op.class;
+    // LLVM 14-16 have no null in their 256/512-bit SDATA classes: they
+    // reject the word whatever else it holds.
+    if version <= 16
+        && gen.is_rdna()
+        && c.has_sdata_regs()
+        && i.sdata == gen.null()
+        && i.op.width > 4
+    {
+        if reason.is_some() {
+            return Expectation::Reject;
+        }
+        divergences.insert(Divergence::Llvm16NullWideSdata);
+        return Expectation::Refused(divergences);
+    }
     if !gen.is_rdna() && offset_register(&i) == Some(125) {
         divergences.insert(Divergence::Gfx9OffsetNull);
     }
@@ -777,6 +807,7 @@ pub fn compare(gen: SmemGen, e: &Expectation, llvm: LlvmView<'_>) -> Outcome {
             }
         }
         (Expectation::Reject, LlvmView::Rejected) => Outcome::Same,
+        (Expectation::Refused(d), LlvmView::Rejected) => Outcome::Known(*d),
         (Expectation::Unmodelled, LlvmView::Rejected) => Outcome::Same,
         // Verdicts, not one version's text: rejecting what the oracle
         // calls invalid is agreement, whatever older LLVM printed.
@@ -844,6 +875,7 @@ fn expectation_text(e: &Expectation) -> String {
     match e {
         Expectation::NotSmem => "no SMEM instruction".to_owned(),
         Expectation::Reject => "invalid".to_owned(),
+        Expectation::Refused(_) => "invalid (a listed divergence)".to_owned(),
         Expectation::Unmodelled => "invalid (no rule predicts LLVM's text)".to_owned(),
         Expectation::Text { text, comment, .. } if comment.is_empty() => text.clone(),
         Expectation::Text { text, comment, .. } => format!("{text} ; {comment}"),

@@ -116,7 +116,11 @@ fn expected_19(cpu: &str) -> Vec<Divergence> {
             Gfx9OffsetNull,
             BufferOffsetNegative,
         ],
-        "gfx1010" | "gfx1030" | "gfx1100" => vec![
+        // GFX10: null is valid SDATA of any width (errata SMEM 17), and
+        // the SBASE field cannot name it.
+        "gfx1010" | "gfx1030" => vec![MisalignedTuple, OutOfClassRegister, BufferOffsetNegative],
+        // GFX11+: null as a buffer resource prints.
+        "gfx1100" => vec![
             MisalignedTuple,
             OutOfClassRegister,
             NullTuple,
@@ -163,9 +167,9 @@ fn libllvm14_agrees_except_known_divergences() {
             "gfx1010" | "gfx1030" => vec![
                 MisalignedTuple,
                 OutOfClassRegister,
-                NullTuple,
                 BufferOffsetNegative,
                 Llvm14Gfx10DropsOffset,
+                Llvm16NullWideSdata,
             ],
             // GFX11 and GFX12 postdate LLVM 14: asking its disassembler
             // for them would abort the process, so the binding refuses.
@@ -210,11 +214,11 @@ fn divergence_examples_print_as_described() {
             "s_load_dword m0/*Invalid register, operand has 'SReg_32_XM0_XEXEC' register class*/, s[2:3], 0x10",
             OutOfClassRegister,
         ),
-        // s_load_dwordx4 into null (125 before GFX11).
+        // GFX11 s_buffer_load_b32 with null as the buffer resource.
         (
-            "gfx1030",
-            0xfa00_0010_f408_1f41,
-            "s_load_dwordx4 null, s[2:3], 0x10",
+            "gfx1100",
+            0xf800_0010_f420_003e,
+            "s_buffer_load_b32 s0, null, 0x10",
             NullTuple,
         ),
         // GFX8 s_load_dwordx8 into ttmp[8:15] (GFX8 has ttmp0-ttmp11).
@@ -533,4 +537,194 @@ fn llvm22_gfx12_modifiers_print_as_described() {
             "{word:#018x}: LLVM 19 printed {text:?}; {outcome:?}"
         );
     }
+}
+
+/// The oracle calls invalid only what LLVM's own assembler refuses: over
+/// the random words, every word the oracle calls invalid that LLVM 19 or
+/// 22 prints is given back to that version's `llvm-mc` as text, and every
+/// word it assembles must be valid in the oracle (printing an invalid word
+/// as text the assembler takes is LLVM accepting it; a misaligned tuple
+/// printed rounded down assembles to another, valid word).
+/// The one settled exception is LLVM 19's negative GFX12 buffer offsets
+/// (errata SMEM 11: AMD's rule, which LLVM 22 follows); llvm-mc-22 must
+/// refuse each of those texts.
+#[test]
+fn no_word_llvm_prints_and_assembles_is_invalid_in_the_oracle() {
+    let mc22 = support::require_tool("llvm-mc-22");
+    for version in [19u32, 22] {
+        let Some(lib) = require_lib(version) else {
+            continue;
+        };
+        let Some(mc) = support::require_tool(&format!("llvm-mc-{version}")) else {
+            continue;
+        };
+        for cpu in smem_diff::DEFAULT_TARGETS {
+            let gen = gen_of(cpu);
+            let mut dis = lib.disassembler(cpu).expect("LLVM knows the processor");
+            let mut words = Words::new(gen, cpu, SEED);
+            let mut printed: std::collections::BTreeMap<String, u64> = Default::default();
+            for _ in 0..WORDS {
+                let word = words.next_word();
+                if smem_diff::known_llvm_crash(gen, word)
+                    || !matches!(smem::decode(gen, word).verdict, smem::Verdict::Invalid(_))
+                {
+                    continue;
+                }
+                if let Some((8, text)) = dis.disassemble(&word.to_le_bytes()) {
+                    let (insn, _) = smem_diff::split_comment(text);
+                    if smem_diff::is_smem_text(gen, insn) {
+                        printed.entry(insn.to_owned()).or_insert(word);
+                    }
+                }
+            }
+            assert!(
+                printed.len() > 100,
+                "{cpu} LLVM {version}: only {} printed invalid words",
+                printed.len()
+            );
+            let texts: Vec<&String> = printed.keys().collect();
+            // A label before each line ties llvm-mc's output to its input
+            // whatever errors it reports.
+            let input: String = texts
+                .iter()
+                .enumerate()
+                .map(|(k, t)| format!("L{k}:\n{t}\n"))
+                .collect();
+            let (out, _) = support::mc::mc(&mc, cpu, &["-show-encoding"], &input);
+            let mut encoded: Vec<Option<u64>> = vec![None; texts.len()];
+            let mut at = None;
+            for l in out.lines() {
+                if let Some(k) = l.strip_prefix('L').and_then(|r| r.strip_suffix(':')) {
+                    at = k.parse::<usize>().ok();
+                } else if let (Some(k), Some((_, b))) = (at, l.split_once("encoding: [")) {
+                    let bytes = b.split_once(']').map_or("", |(b, _)| b);
+                    let word = bytes
+                        .split(',')
+                        .enumerate()
+                        .map(|(n, x)| {
+                            let v = u64::from_str_radix(x.trim().trim_start_matches("0x"), 16)
+                                .expect("hex byte");
+                            v << (8 * n)
+                        })
+                        .sum();
+                    encoded[k] = Some(word);
+                }
+            }
+            let assembled: Vec<(&&String, u64)> = texts
+                .iter()
+                .zip(&encoded)
+                .filter_map(|(t, e)| Some((t, (*e)?)))
+                .collect();
+            let (mut settled, mut accepted) = (Vec::new(), Vec::new());
+            for (t, e) in &assembled {
+                let smem::Verdict::Invalid(reason) = smem::decode(gen, *e).verdict else {
+                    continue;
+                };
+                let errata_11 = version == 19
+                    && gen == SmemGen::Gfx12
+                    && matches!(reason, smem::InvalidReason::BufferOffsetNegative(_));
+                if errata_11 {
+                    settled.push((**t).clone());
+                } else {
+                    accepted.push(format!("{t} ({reason})"));
+                }
+            }
+            if !settled.is_empty() {
+                let mc22 = mc22.as_ref().expect("llvm-mc-22 settles errata SMEM 11");
+                let input: String = settled.iter().map(|t| format!("{t}\n")).collect();
+                let (out, err) = support::mc::mc(mc22, cpu, &["-show-encoding"], &input);
+                assert_eq!(
+                    support::mc::reported_lines(&err, "error:").len(),
+                    settled.len(),
+                    "{cpu}: llvm-mc-22 takes negative GFX12 buffer offsets:\n{out}"
+                );
+            }
+            assert!(
+                accepted.is_empty(),
+                "{cpu} LLVM {version}: LLVM prints and assembles {} word(s) the oracle calls \
+                 invalid:\n  {}",
+                accepted.len(),
+                accepted.join("\n  ")
+            );
+            eprintln!(
+                "{cpu} LLVM {version}: {} invalid words printed, {} assemble, all to words the \
+                 oracle calls valid but {} negative GFX12 buffer offsets (llvm-mc-22 refuses)",
+                texts.len(),
+                assembled.len(),
+                settled.len()
+            );
+        }
+    }
+}
+
+/// The null operands LLVM's assembler takes (errata SMEM 17): valid in
+/// the oracle, parsed and encoded by it to llvm-mc's bytes, in every
+/// version that takes them.
+#[test]
+fn null_operands_llvm_assembles_are_valid() {
+    // (processor, text, the LLVM versions whose llvm-mc assembles it)
+    let cases: &[(&str, &str, &[u32])] = &[
+        ("gfx1010", "s_load_dword null, s[0:1], 0x0", &[19, 22]),
+        ("gfx1030", "s_load_dwordx2 null, s[0:1], 0x0", &[19, 22]),
+        ("gfx1030", "s_load_dwordx4 null, s[0:1], 0x0", &[22]),
+        ("gfx1030", "s_buffer_load_dwordx16 null, s[0:3], 0x0", &[22]),
+        ("gfx1010", "s_store_dwordx2 null, s[0:1], 0x0", &[19, 22]),
+        (
+            "gfx1100",
+            "s_load_b64 null, s[74:75], s0 offset:0x10",
+            &[19, 22],
+        ),
+        ("gfx1100", "s_load_b512 null, s[0:1], 0x0", &[22]),
+        ("gfx1100", "s_load_b32 s0, null, 0x0", &[19, 22]),
+        (
+            "gfx1100",
+            "s_atc_probe 10, null, s0 offset:0x5266b",
+            &[19, 22],
+        ),
+        ("gfx1200", "s_load_b96 null, s[0:1], 0x0", &[22]),
+        ("gfx1200", "s_load_b32 s0, null, 0x0", &[19, 22]),
+        ("gfx1200", "s_prefetch_data null, 0x0, null, 0", &[19, 22]),
+    ];
+    for version in [19u32, 22] {
+        let Some(mc) = support::require_tool(&format!("llvm-mc-{version}")) else {
+            continue;
+        };
+        for &(cpu, text, takes) in cases {
+            let gen = gen_of(cpu);
+            let i = smem::parse::parse(gen, text).unwrap_or_else(|e| panic!("{cpu} {text}: {e}"));
+            let word = smem::encode(&i).unwrap_or_else(|e| panic!("{cpu} {text}: {e}"));
+            assert_eq!(
+                smem::decode(gen, word).verdict,
+                smem::Verdict::Valid,
+                "{cpu} {text}"
+            );
+            // The oracle's own text of the word parses back to it.
+            let again = smem::parse::parse(gen, &smem::decode(gen, word).to_string())
+                .map(|i| smem::encode(&i).expect("encodes"));
+            assert_eq!(again, Ok(word), "{cpu} {text}");
+            let (out, err) = support::mc::mc(&mc, cpu, &["-show-encoding"], &format!("{text}\n"));
+            if takes.contains(&version) {
+                let bytes: Vec<String> = word
+                    .to_le_bytes()
+                    .iter()
+                    .map(|b| format!("{b:#04x}"))
+                    .collect();
+                let want = format!("encoding: [{}]", bytes.join(","));
+                assert!(
+                    out.contains(&want),
+                    "{cpu} LLVM {version} {text}: {out}{err}"
+                );
+            } else {
+                assert!(err.contains("error:"), "{cpu} LLVM {version} {text}: {out}");
+            }
+        }
+    }
+    // GFX10's null (125) has no SBASE encoding: LLVM's assembler writes
+    // field 62 (m0), which its own disassembler and the oracle refuse.
+    let gen = gen_of("gfx1030");
+    assert!(smem::parse::parse(gen, "s_load_dword s0, null, 0x0").is_err());
+    assert!(matches!(
+        smem::decode(gen, 0xfa00_0000_f400_003e).verdict,
+        smem::Verdict::Invalid(smem::InvalidReason::SbaseRegister(124))
+    ));
 }

@@ -602,9 +602,13 @@ fn validity(gen: SmemGen) -> &'static Validity {
                 // Slot 125 is `null` from GFX10 only: llvm-mc-19 refuses
                 // it as SDATA before ("'null' operand is not supported").
                 let null_before_gfx10 = pre_rdna && v == 125;
+                // llvm-mc-19 takes null as SDATA of one or two dwords
+                // only (LLVM 22 of any width; errata SMEM 17).
+                let wide_null = !pre_rdna && v == gen.null() && *w > 2;
                 if smem::tuple_name(gen, v, *w, false).is_some()
                     && !straddles(v, *w)
                     && !null_before_gfx10
+                    && !wide_null
                 {
                     if let Some(m) = out.sdata.get_mut(k) {
                         *m |= bit;
@@ -741,7 +745,9 @@ impl Pools {
         }
         Ok(Pools {
             address,
-            pairs: List::of(valid.pairs & starts(address, 2)),
+            // Not null as an address: a stream's accesses must land in
+            // the harness buffers its bases point into.
+            pairs: List::of(valid.pairs & starts(address, 2) & !null),
             quads: List::of(valid.quads & starts(address, 4)),
             offsets: List::of(singles & !(1u128 << gen.null())),
             offsets_null: List::of(singles),

@@ -380,6 +380,7 @@ fn expectation_text(e: &Expectation) -> String {
     match e {
         Expectation::NotSmem => "no SMEM instruction".to_owned(),
         Expectation::Reject => "<invalid>".to_owned(),
+        Expectation::Refused(_) => "<invalid> (a listed divergence)".to_owned(),
         Expectation::Unmodelled => "<invalid> (no rule predicts LLVM's text)".to_owned(),
         Expectation::Text { text, comment, .. } if comment.is_empty() => text.clone(),
         Expectation::Text { text, comment, .. } => format!("{text} ; {comment}"),
@@ -421,6 +422,7 @@ fn word_key(gen: SmemGen, word: u64, e: &Expectation, pieces: &[Piece]) -> Strin
     let expected = match e {
         Expectation::NotSmem => "not SMEM",
         Expectation::Reject => "reject",
+        Expectation::Refused(_) => "reject (listed divergence)",
         Expectation::Unmodelled => "reject (unmodelled)",
         Expectation::Text { .. } => "text",
     };

@@ -45,7 +45,7 @@ use arbitrary::Unstructured;
 use hsaco_oracle::smem::code::{self, CodeItem};
 use hsaco_oracle::smem::table::Ext;
 use hsaco_oracle::smem::{
-    encode, tuple_align, Class, Decoded, Instruction, Offset, OpInfo, SmemGen, Verdict,
+    encode, tuple_align, tuple_name, Class, Decoded, Instruction, Offset, OpInfo, SmemGen, Verdict,
 };
 use hsaco_oracle::targets::CodeObjectVersion;
 
@@ -768,7 +768,7 @@ fn smem_sdata_immediate(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
 
 /// An SDATA value outside the class of `i`'s operand: `m0`, `exec_lo`,
 /// `exec_hi` (GFX8/GFX9 also slot 125) for one dword, a misaligned tuple
-/// for more.
+/// for more (not GFX10's null, 125, which names a tuple of any width).
 fn bad_sdata(u: &mut Unstructured<'_>, i: &Instruction) -> arbitrary::Result<u64> {
     let gen = i.gen;
     let w = if i.op.class == Class::Time {
@@ -784,7 +784,9 @@ fn bad_sdata(u: &mut Unstructured<'_>, i: &Instruction) -> arbitrary::Result<u64
         return Ok(u64::from(pick(u, &v)?));
     }
     let a = tuple_align(w);
-    let v: Vec<u8> = (0..128u8).filter(|v| v % a != 0).collect();
+    let v: Vec<u8> = (0..128u8)
+        .filter(|&v| v % a != 0 && tuple_name(gen, v, w, false).is_none())
+        .collect();
     Ok(u64::from(pick(u, &v)?))
 }
 
@@ -805,11 +807,16 @@ fn sdata_break(p: &mut Prep, u: &mut Unstructured<'_>) -> arbitrary::Result<Opti
 }
 
 /// A tail copy of an instruction with a base (not a discard, whose line
-/// could hold a store), SBASE `m0`/`null` (slot 124, 0 in every
-/// generation) or a misaligned quad of fresh registers.
+/// could hold a store), SBASE slot 124 (field 62: `m0` on GFX8-GFX10,
+/// `null` after, which is an address but no buffer resource) or a
+/// misaligned quad of fresh registers. Every GFX11+ address pair is valid,
+/// so there only buffer forms break.
 fn sbase_break(p: &mut Prep, u: &mut Unstructured<'_>) -> arbitrary::Result<Option<()>> {
     let Some(i) = template(p, u, |i| {
-        i.op.class.has_sbase() && i.op.class != Class::Discard
+        let c = i.op.class;
+        c.has_sbase()
+            && c != Class::Discard
+            && (c.buffer_base() || tuple_name(i.gen, 124, 2, true).is_none())
     })?
     else {
         return Ok(None);

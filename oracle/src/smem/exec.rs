@@ -869,8 +869,23 @@ impl Machine {
         self.memrealtime = self.memrealtime.wrapping_add(1);
     }
 
-    /// `reg_mask` without the null slots, which are never pending.
+    /// Slot `k` of the tuple starting at `first`: `null` names a whole
+    /// tuple (LLVM assembles `null` as an SDATA of any width and a GFX11+
+    /// SBASE pair), so every dword of a null tuple is null.
+    fn slot(&self, first: u16, k: u16) -> u16 {
+        if self.is_null(first) {
+            first
+        } else {
+            first.saturating_add(k)
+        }
+    }
+
+    /// `reg_mask` without the null slots, which are never pending (a null
+    /// tuple has none).
     fn live_mask(&self, first: u16, count: u16) -> u128 {
+        if self.is_null(first) {
+            return 0;
+        }
         let mut m = reg_mask(first, count);
         for r in [u16::from(self.gen.null()), 125] {
             if self.is_null(r) && r < 128 {
@@ -1045,8 +1060,8 @@ impl Machine {
         let off = clear(u64::from(sgpr_off));
         let acc = match space {
             Space::Global | Space::Scratch => {
-                let base = u64::from(self.reg(sbase))
-                    | (u64::from(self.reg(sbase.saturating_add(1))) << 32);
+                let base =
+                    u64::from(self.reg(sbase)) | (u64::from(self.reg(self.slot(sbase, 1))) << 32);
                 unaligned |= !exact && base & 3 != 0;
                 let off = if space == Space::Scratch {
                     off.wrapping_mul(64)
@@ -1056,7 +1071,7 @@ impl Machine {
                 Access::Flat(clear(base).wrapping_add(clear(imm_bits)).wrapping_add(off))
             }
             Space::Buffer => {
-                let d = [0u16, 1, 2, 3].map(|k| self.reg(sbase.saturating_add(k)));
+                let d = [0u16, 1, 2, 3].map(|k| self.reg(self.slot(sbase, k)));
                 let res = BufferResource::from_dwords(d);
                 unaligned |= !exact && res.base & 3 != 0;
                 if res.stride != 0 {
@@ -1124,7 +1139,7 @@ impl Machine {
                             Some(a) => self.load_u32(a),
                             None => 0,
                         };
-                        self.write_reg(sdata.saturating_add(k as u16), v);
+                        self.write_reg(self.slot(sdata, k as u16), v);
                     }
                 } else {
                     let size = u64::from(ext.bytes(1));
@@ -1145,7 +1160,7 @@ impl Machine {
             Semantics::Store { space } => {
                 let acc = self.access(i, space, imm, sgpr_off, false);
                 for k in 0..width {
-                    let v = self.reg(sdata.saturating_add(k as u16));
+                    let v = self.reg(self.slot(sdata, k as u16));
                     if let Some(a) = acc.unit(4 * k, 4) {
                         self.memory.write_u32(a, v);
                         self.dirty.insert(a & !(LINE_BYTES - 1));
@@ -1159,14 +1174,14 @@ impl Machine {
                 let get = |m: &Self, first: u16| -> u64 {
                     let lo = u64::from(m.reg(first));
                     if wide {
-                        lo | (u64::from(m.reg(first.saturating_add(1))) << 32)
+                        lo | (u64::from(m.reg(m.slot(first, 1))) << 32)
                     } else {
                         lo
                     }
                 };
                 let src = get(self, sdata);
                 let cmp = if a == AtomicOp::CmpSwap {
-                    get(self, sdata.saturating_add(n))
+                    get(self, self.slot(sdata, n))
                 } else {
                     0
                 };
@@ -1191,7 +1206,7 @@ impl Machine {
                 if i.glc {
                     self.write_reg(sdata, old as u32);
                     if wide {
-                        self.write_reg(sdata.saturating_add(1), (old >> 32) as u32);
+                        self.write_reg(self.slot(sdata, 1), (old >> 32) as u32);
                     }
                 }
             }
@@ -1209,7 +1224,7 @@ impl Machine {
                     self.memrealtime
                 };
                 self.write_reg(sdata, t as u32);
-                self.write_reg(sdata.saturating_add(1), (t >> 32) as u32);
+                self.write_reg(self.slot(sdata, 1), (t >> 32) as u32);
                 self.opaque |= self.live_mask(sdata, 2);
             }
             Semantics::WaveId => self.write_reg(sdata, self.wave_id),

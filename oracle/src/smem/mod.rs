@@ -31,14 +31,14 @@ crate::declare_rules! {
         "The OPCODE field names an instruction the processor's family defines (GFX12: bits 18:13; earlier: 25:18).",
         "gcn-smem-instructions.md: opcode table; NOTES.md: SMEM encodings after GFX9; llvm-mc-19 (instruction not supported on this GPU)");
     SDATA_CLASS = (Error, "smem.sdata.class",
-        "SDATA names a register tuple of the instruction's width in its class: SGPRs, VCC, trap temporaries (and null on GFX11+), aligned to 2 for pairs and 4 for wider tuples; never M0 or EXEC as a destination.",
-        "gcn-smem-instructions.md: SDATA field; SMInstructions.td (SReg_32_XM0_XEXEC, SReg_64_XEXEC, SReg_96..SReg_512)");
+        "SDATA names a register tuple of the instruction's width in its class: SGPRs, VCC, trap temporaries, aligned to 2 for pairs and 4 for wider tuples, or null (GFX10+, any width); never M0 or EXEC as a destination.",
+        "gcn-smem-instructions.md: SDATA field; SMInstructions.td (SReg_32_XM0_XEXEC, SReg_64_XEXEC, SReg_96..SReg_512); docs/errata.md SMEM 17 (null, llvm-mc-22 -mcpu=gfx1030)");
     SDATA_IMMEDIATE = (Error, "smem.sdata.immediate",
         "On GFX12 the probe and prefetch immediate held in SDATA is at most 31 (LLVM's disassembler rejects larger values).",
         "llvm-mc-19 -mcpu=gfx1200 --disassemble; docs/errata.md SMEM 13");
     SBASE_CLASS = (Error, "smem.sbase.class",
-        "SBASE names an SGPR pair (address) or an SGPR quad aligned to 4 (buffer resource), VCC, EXEC or a trap-temporary tuple; not M0 or null.",
-        "gcn-smem-instructions.md: SBASE field; SMInstructions.td (SReg_64, SReg_128)");
+        "SBASE names an SGPR pair (address) or an SGPR quad aligned to 4 (buffer resource), VCC, EXEC or a trap-temporary tuple, or null as a GFX11+ address (not a buffer resource); never M0.",
+        "gcn-smem-instructions.md: SBASE field; SMInstructions.td (SReg_64, SReg_128); docs/errata.md SMEM 17 (null, llvm-mc-19 -mcpu=gfx1100)");
     IMM_WITHOUT_OFFSET = (Error, "smem.imm_without_offset",
         "GFX8/GFX9 instructions without an offset operand (s_memtime, s_memrealtime, s_dcache_*) have IMM (bit 17) clear.",
         "llvm-mc-19 -mcpu=gfx803 --disassemble; docs/errata.md SMEM 6");
@@ -671,6 +671,14 @@ pub fn tuple_name(gen: SmemGen, v: u8, width: u8, allow_exec: bool) -> Option<Re
         // there, although its disassembler prints register 125 so.
         let no_null = !gen.is_rdna() && v == 125;
         return (v != gen.m0() && v < 126 && !no_null).then(|| single_name(gen, v));
+    }
+    // `null` stands for a tuple of any width from GFX10 (LLVM 22 assembles
+    // it as SDATA of every width, LLVM 19 up to two dwords; both print it),
+    // and for an SBASE address pair where the halved SBASE field can name
+    // it: GFX11+ (124). GFX10's null is 125, which SBASE cannot encode
+    // (errata SMEM 17).
+    if gen.is_rdna() && v == gen.null() && width > 1 && (!allow_exec || width == 2) {
+        return (!allow_exec || v.is_multiple_of(2)).then_some(RegName::Named("null"));
     }
     if width == 0 || !v.is_multiple_of(tuple_align(width)) {
         return None;

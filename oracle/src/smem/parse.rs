@@ -1010,7 +1010,9 @@ impl<'a> Parser<'a> {
 
     fn sdata(&mut self, op: &OpInfo) -> Result<u8, ParseError> {
         let r = self.required_register("an SDATA register")?;
-        self.check_width(r, op.width)?;
+        if !self.is_null(r) {
+            self.check_width(r, op.width)?;
+        }
         if tuple_name(self.gen, r.hw, op.width, false).is_none() {
             return self.err_at(r.start, ParseErrorKind::RegisterClass(self.reg_text(r)));
         }
@@ -1020,7 +1022,9 @@ impl<'a> Parser<'a> {
     fn sbase(&mut self, c: Class) -> Result<u8, ParseError> {
         let r = self.required_register("an SBASE register")?;
         let w = if c.buffer_base() { 4 } else { 2 };
-        self.check_width(r, w)?;
+        if !self.is_null(r) {
+            self.check_width(r, w)?;
+        }
         if tuple_name(self.gen, r.hw, w, true).is_none() {
             return self.err_at(r.start, ParseErrorKind::RegisterClass(self.reg_text(r)));
         }
@@ -1038,6 +1042,12 @@ impl<'a> Parser<'a> {
             Some(r) => Ok(r),
             None => self.expected(what),
         }
+    }
+
+    /// True for `null`, which stands for a tuple of any width (whether the
+    /// operand takes it is `tuple_name`'s call).
+    fn is_null(&self, r: Reg) -> bool {
+        self.gen.is_rdna() && r.width == 1 && r.hw == self.gen.null()
     }
 
     fn check_width(&self, r: Reg, expected: u8) -> Result<(), ParseError> {
