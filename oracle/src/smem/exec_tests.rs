@@ -1068,3 +1068,40 @@ proptest! {
         prop_assert!(m.memory.line_count() <= 2);
     }
 }
+
+/// `null` names a whole tuple (errata SMEM 17): a wide null destination
+/// changes no register (not even the m0 or exec slots after it), and a
+/// GFX11+ null address pair reads 0 in both halves (m0 after it is not the
+/// high half), so the access lands at the offset alone.
+#[test]
+fn null_tuples_are_null_in_every_dword() {
+    for gen in [SmemGen::Gfx10_3, SmemGen::Gfx11, SmemGen::Gfx12] {
+        let name = if gen == SmemGen::Gfx10_3 {
+            "s_load_dwordx16"
+        } else {
+            "s_load_b512"
+        };
+        let mut m = fixture(gen);
+        m.set_sgpr(gen.m0(), 0x1111_2222);
+        m.set_sgpr(126, 0xffff_ffff);
+        m.set_sgpr(127, 0x0000_ffff);
+        let before = m.sgprs().to_owned();
+        let i = ins(gen, name, gen.null(), 2, Offset::Imm(8));
+        assert!(encode(&i).is_ok(), "{gen:?}");
+        m.step(&s(i));
+        m.step(&Step::WaitLgkm(0));
+        assert_eq!(m.sgprs(), &before, "{gen:?}");
+        assert!(ids(&m).is_empty(), "{gen:?}: {:?}", ids(&m));
+    }
+    for gen in [SmemGen::Gfx11, SmemGen::Gfx12] {
+        let mut m = fixture(gen);
+        m.set_sgpr(gen.m0(), 0x1111_2222);
+        let addr = 0x40u64;
+        m.memory.write_u32(addr, 0xfeed_f00d);
+        let i = ins(gen, "s_load_b32", 30, gen.null(), Offset::Imm(addr as i32));
+        assert!(encode(&i).is_ok(), "{gen:?}");
+        m.step(&s(i));
+        m.step(&Step::WaitLgkm(0));
+        assert_eq!(m.sgpr(30), 0xfeed_f00d, "{gen:?}");
+    }
+}
