@@ -633,3 +633,109 @@ fn bad_input_lines_are_named_and_exit_2() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("/nonexistent/words.txt: cannot read"));
 }
+
+/// A peer that agrees with the oracle where older LLVM diverged is "fixed
+/// in N", listed for the record and never a finding. The word: a gfx900
+/// `s_buffer_load_dword` whose buffer resource is `xnack_mask`. LLVM 14 and
+/// 19 print it (19 with `/*Invalid register...*/`: the known divergence
+/// out-of-class-register, LLVM 14-19); LLVM 22 rejects it, as the oracle
+/// does.
+#[test]
+fn a_peer_that_fixed_a_divergence_is_listed_not_a_finding() {
+    let (Some(mc14), Some(mc19), Some(mc22)) = (
+        support::require_tool("llvm-mc-14"),
+        support::require_tool("llvm-mc-19"),
+        support::require_tool("llvm-mc-22"),
+    ) else {
+        return;
+    };
+    let cpu = "gfx900";
+    let bytes = [0x34u8, 0x00, 0x20, 0xc0, 0x00, 0x00, 0x00, 0x00];
+    let d = tempdir();
+    let words = d.path().join("w.txt");
+    std::fs::write(&words, format!("{}\n", line(&bytes))).expect("write");
+    // What each llvm-mc does with the word, from the tools themselves.
+    let dis = |tool: &Path| {
+        text(
+            &Command::new(tool)
+                .args([
+                    "--disassemble",
+                    "-triple=amdgcn-amd-amdhsa",
+                    &format!("-mcpu={cpu}"),
+                ])
+                .arg(&words)
+                .output()
+                .expect("run llvm-mc"),
+        )
+    };
+    assert!(dis(&mc14).contains("s_buffer_load_dword s0, xnack_mask, s0"));
+    assert!(dis(&mc19).contains("xnack_mask/*Invalid register"));
+    let t22 = dis(&mc22);
+    assert!(t22.contains("invalid instruction encoding"), "{t22}");
+    let report = |extra: &[&str]| {
+        let j = d.path().join("r.json");
+        let mut args = vec![
+            "diff",
+            "words",
+            "--target",
+            cpu,
+            "--peers",
+            "llvm-mc-14,llvm-mc-19,llvm-mc-22",
+            "--json",
+            j.to_str().expect("UTF-8"),
+        ];
+        args.extend_from_slice(extra);
+        args.push(words.to_str().expect("UTF-8"));
+        let o = run(&args);
+        (o.status.code(), json(&j), text(&o))
+    };
+    let informational = |j: &Value| -> Vec<Value> {
+        j["findings"]
+            .as_array()
+            .expect("findings")
+            .iter()
+            .filter(|f| f["informational"] == true)
+            .cloned()
+            .collect()
+    };
+    // With the allowlist: LLVM 14 and 19 are known, LLVM 22 is a fix.
+    let (code, j, out) = report(&[]);
+    assert_eq!(code, Some(0), "{out}");
+    assert_eq!(j["summary"]["new_findings"], 0, "{out}");
+    for peer in ["llvm-mc-14", "llvm-mc-19"] {
+        assert_eq!(cell(&j, "smem-disasm", peer)["known"], 1, "{peer}");
+    }
+    let c22 = cell(&j, "smem-disasm", "llvm-mc-22");
+    assert_eq!(
+        (c22["known"].clone(), c22["different"].clone()),
+        (0.into(), 0.into())
+    );
+    assert_eq!(c22["informational"], 1);
+    let info = informational(&j);
+    assert_eq!(info.len(), 1, "{out}");
+    let f = &info[0];
+    assert_eq!(
+        f["signature"]["key"],
+        "fixed in LLVM 22: out-of-class-register (LLVM 14-19)"
+    );
+    assert_eq!(f["peers"], serde_json::json!(["llvm-mc-22"]));
+    assert_eq!(f["versions"], serde_json::json!([22]));
+    // Without it, LLVM 14 and 19's divergence is new; LLVM 22's fix still
+    // is not a finding.
+    let (code, j, out) = report(&["--no-allowlist"]);
+    assert_eq!(code, Some(1), "{out}");
+    let new: Vec<&Value> = j["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter(|f| f["informational"] != true)
+        .collect();
+    let mut new_peers: Vec<&str> = new
+        .iter()
+        .flat_map(|f| f["peers"].as_array().expect("peers"))
+        .filter_map(Value::as_str)
+        .collect();
+    new_peers.sort();
+    assert_eq!(new_peers, ["llvm-mc-14", "llvm-mc-19"], "{out}");
+    assert_eq!(informational(&j).len(), 1, "{out}");
+}
