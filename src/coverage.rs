@@ -918,7 +918,7 @@ fn valid_reason(id: &str, scope: &Result<Scope, &'static str>) -> Option<&'stati
 fn unmutable_reason(id: &str) -> Option<&'static str> {
     mutate::unmutable()
         .iter()
-        .find(|(r, _)| *r == id)
+        .find(|(r, _)| r.id == id)
         .map(|(_, why)| *why)
 }
 
@@ -927,8 +927,8 @@ fn unmutable_reason(id: &str) -> Option<&'static str> {
 fn allowed_also(rule: &str) -> HashSet<&'static str> {
     mutate::mutators()
         .iter()
-        .filter(|m| m.rule == rule)
-        .flat_map(|m| m.also.iter().copied())
+        .filter(|m| m.rule.id == rule)
+        .flat_map(|m| m.also.iter().map(|r| r.id))
         .collect()
 }
 

@@ -581,7 +581,7 @@ impl<'c> Engine<'c> {
                 let rule = m.expect.as_str();
                 let hows: Vec<&str> = mutate::mutators()
                     .iter()
-                    .filter(|x| x.rule == rule)
+                    .filter(|x| x.rule.id == rule)
                     .map(|x| x.how)
                     .collect();
                 let mutation = match hows.as_slice() {

@@ -60,7 +60,7 @@ fn sample(tools: &Tools) -> Vec<(Case, Case, MutantAsm)> {
             if m.asm == MutantAsm::None {
                 continue;
             }
-            let n = taken.entry((m.rule, m.how)).or_default();
+            let n = taken.entry((m.rule.id, m.how)).or_default();
             if *n >= PER_MUTATOR {
                 continue;
             }
@@ -150,7 +150,7 @@ fn mutant_assembler_claims_hold() {
     let with_text: BTreeSet<&str> = mutate::mutators()
         .iter()
         .filter(|m| m.asm != MutantAsm::None)
-        .map(|m| m.rule)
+        .map(|m| m.rule.id)
         .collect();
     let missing: Vec<&&str> = with_text.difference(&rules).collect();
     assert!(

@@ -299,7 +299,7 @@ fn v2_rebuildable_mutants_rebuild_identically() {
     let ms: Vec<(usize, &mutate::Mutator)> = mutate::mutators()
         .iter()
         .enumerate()
-        .filter(|(_, m)| m.asm == MutantAsm::Rebuilds && is_v2_rule(m.rule))
+        .filter(|(_, m)| m.asm == MutantAsm::Rebuilds && is_v2_rule(m.rule.id))
         .collect();
     // Three mutators per base case, in turn, so every mutator meets
     // many bases.
@@ -312,7 +312,7 @@ fn v2_rebuildable_mutants_rebuild_identically() {
             let (mi, m) = ms[(3 * b + r) % ms.len()];
             let bytes = seed_bytes(base.seed.unwrap_or(0) ^ (mi as u64 * 7919), 512);
             if let Some(c) = m.apply(&base, &mut Unstructured::new(&bytes)) {
-                assert_eq!(c.rebuild, c.object.rebuild(), "{}", m.rule);
+                assert_eq!(c.rebuild, c.object.rebuild(), "{}", m.rule.id);
                 if c.rebuild == Rebuild::Llvm14 {
                     mutants.push(c);
                 }

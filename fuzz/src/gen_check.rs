@@ -115,8 +115,8 @@ fn check_mutant(base_infos: &BTreeSet<&str>, mutant: &Case) {
     // their companions may be reported.
     let also: BTreeSet<&str> = mutate::mutators()
         .iter()
-        .filter(|m| m.rule == rule)
-        .flat_map(|m| m.also.iter().copied())
+        .filter(|m| m.rule.id == rule)
+        .flat_map(|m| m.also.iter().map(|r| r.id))
         .collect();
     let report = check_object(&mutant.elf);
     let code = check_code(&mutant.elf);

@@ -80,14 +80,14 @@ fn judge(m: &Mutator, base: &Case, base_infos: &BTreeSet<&str>, mutant: &Case) -
                 .map(|r| (r.id, r.severity, "(code-level check)".to_owned())),
         )
         .collect();
-    let found = if m.rule.starts_with("smem.") {
-        code.reports(m.rule)
+    let found = if m.rule.id.starts_with("smem.") {
+        code.reports(m.rule.id)
     } else {
-        report.violations.iter().any(|v| v.rule.id == m.rule)
+        report.violations.iter().any(|v| v.rule.id == m.rule.id)
     };
     let unexpected: Vec<String> = findings
         .iter()
-        .filter(|(id, _, _)| *id != m.rule && !m.also.contains(id))
+        .filter(|(id, _, _)| *id != m.rule.id && !m.also.iter().any(|a| a.id == *id))
         .filter(|(id, sev, _)| !(*sev == Severity::Info && base_infos.contains(id)))
         .map(|(id, sev, msg)| format!("{id} [{sev}] {msg}"))
         .collect();
@@ -100,7 +100,7 @@ fn judge(m: &Mutator, base: &Case, base_infos: &BTreeSet<&str>, mutant: &Case) -
         .collect();
     Some(format!(
         "{} ({}) on {} ({} V{}): {}; unexpected {unexpected:#?}; all {all:#?}\ncode:\n{}",
-        m.rule,
+        m.rule.id,
         m.how,
         base.id,
         base.target,
@@ -143,8 +143,8 @@ fn code_clean(case: &Case) -> Option<String> {
 
 #[test]
 fn every_rule_has_a_mutator_or_a_reason() {
-    let muts: BTreeSet<&str> = mutate::mutators().iter().map(|m| m.rule).collect();
-    let unm: BTreeSet<&str> = mutate::unmutable().iter().map(|(r, _)| *r).collect();
+    let muts: BTreeSet<&str> = mutate::mutators().iter().map(|m| m.rule.id).collect();
+    let unm: BTreeSet<&str> = mutate::unmutable().iter().map(|(r, _)| r.id).collect();
     let missing: Vec<&str> = rules::catalogue()
         .map(|r| r.id)
         .filter(|id| !muts.contains(id) && !unm.contains(id))
@@ -160,26 +160,29 @@ fn every_rule_has_a_mutator_or_a_reason() {
     );
     for m in mutate::mutators() {
         assert!(
-            rules::find(m.rule).is_some(),
-            "mutator for unknown rule {}",
-            m.rule
+            rules::find(m.rule.id).is_some(),
+            "mutator for rule {} that is not in the catalogue",
+            m.rule.id
         );
-        assert!(!m.how.is_empty(), "{}", m.rule);
+        assert!(!m.how.is_empty(), "{}", m.rule.id);
         for a in m.also {
+            // In the catalogue, not just declared somewhere.
             assert!(
-                rules::find(a).is_some(),
-                "{} lists unknown rule {a}",
-                m.rule
+                rules::find(a.id).is_some(),
+                "{} lists rule {} that is not in the catalogue",
+                m.rule.id,
+                a.id
             );
-            assert_ne!(*a, m.rule);
+            assert_ne!(a.id, m.rule.id);
         }
     }
-    for (id, why) in mutate::unmutable() {
+    for (r, why) in mutate::unmutable() {
         assert!(
-            rules::find(id).is_some(),
-            "unmutable() lists unknown rule {id}"
+            rules::find(r.id).is_some(),
+            "unmutable() lists rule {} that is not in the catalogue",
+            r.id
         );
-        assert!(!why.is_empty(), "{id} has no reason");
+        assert!(!why.is_empty(), "{} has no reason", r.id);
     }
     assert_eq!(
         mutate::unmutable().len(),
@@ -222,19 +225,19 @@ fn sweep(seeds: std::ops::Range<u64>) -> (Vec<String>, Vec<usize>) {
                                 continue;
                             };
                             made[mi] += 1;
-                            assert_eq!(mutant.expect, Expect::Rule(m.rule));
+                            assert_eq!(mutant.expect, Expect::Rule(m.rule.id));
                             assert_eq!(mutant.kind, CaseKind::Mutant);
                             match m.asm {
                                 MutantAsm::None => {
-                                    assert!(mutant.asm.is_empty(), "{}", m.rule);
+                                    assert!(mutant.asm.is_empty(), "{}", m.rule.id);
                                     assert_eq!(mutant.rebuild, Rebuild::Unavailable);
                                 }
                                 MutantAsm::Rebuilds => {
-                                    assert!(!mutant.asm.is_empty(), "{}", m.rule);
+                                    assert!(!mutant.asm.is_empty(), "{}", m.rule.id);
                                     assert_eq!(mutant.rebuild, mutant.object.rebuild());
                                 }
                                 MutantAsm::Rejected => {
-                                    assert!(!mutant.asm.is_empty(), "{}", m.rule);
+                                    assert!(!mutant.asm.is_empty(), "{}", m.rule.id);
                                     assert_eq!(mutant.rebuild, Rebuild::Unavailable);
                                 }
                             }
@@ -291,14 +294,14 @@ fn mutants_break_exactly_their_rule() {
         .collect();
     let total: usize = made.iter().sum();
     println!("{total} mutants over {n} seeds, {} mutators", ms.len());
-    let mut rare: Vec<(usize, &str)> = made.iter().zip(ms).map(|(&k, m)| (k, m.rule)).collect();
+    let mut rare: Vec<(usize, &str)> = made.iter().zip(ms).map(|(&k, m)| (k, m.rule.id)).collect();
     rare.sort_unstable();
     println!("rarest: {:?}", &rare[..rare.len().min(12)]);
     let smem: Vec<(&str, usize)> = ms
         .iter()
         .zip(&made)
-        .filter(|(m, _)| m.rule.starts_with("smem."))
-        .map(|(m, &k)| (m.rule, k))
+        .filter(|(m, _)| m.rule.id.starts_with("smem."))
+        .map(|(m, &k)| (m.rule.id, k))
         .collect();
     println!("smem mutants: {smem:?}");
     assert!(
@@ -313,7 +316,7 @@ fn mutants_break_exactly_their_rule() {
         .iter()
         .zip(&made)
         .filter(|(_, &n)| n == 0)
-        .map(|(m, _)| format!("{} ({})", m.rule, m.how))
+        .map(|(m, _)| format!("{} ({})", m.rule.id, m.how))
         .collect();
     assert!(
         idle.is_empty(),
@@ -370,13 +373,13 @@ fn mutants_are_deterministic() {
             match (a, b) {
                 (None, None) => {}
                 (Some(a), Some(b)) => {
-                    assert_eq!(a.elf, b.elf, "{}", m.rule);
-                    assert_eq!(a.asm, b.asm, "{}", m.rule);
-                    assert_eq!(a.object, b.object, "{}", m.rule);
+                    assert_eq!(a.elf, b.elf, "{}", m.rule.id);
+                    assert_eq!(a.asm, b.asm, "{}", m.rule.id);
+                    assert_eq!(a.object, b.object, "{}", m.rule.id);
                     assert_eq!(a.id, b.id);
-                    assert_ne!(a.elf, base.elf, "{} changed nothing", m.rule);
+                    assert_ne!(a.elf, base.elf, "{} changed nothing", m.rule.id);
                 }
-                _ => panic!("{}: applies once but not twice", m.rule),
+                _ => panic!("{}: applies once but not twice", m.rule.id),
             }
         }
     }
@@ -408,7 +411,7 @@ fn mutate_and_arbitrary_mutant() {
         let Expect::Rule(r) = m.expect else {
             panic!("a mutant expects a rule");
         };
-        assert!(mutate::mutators().iter().any(|x| x.rule == r));
+        assert!(mutate::mutators().iter().any(|x| x.rule.id == r));
         seen.insert(r);
     }
     assert!(seen.len() > 50, "only {} rules drawn", seen.len());
@@ -417,5 +420,5 @@ fn mutate_and_arbitrary_mutant() {
     let bytes = seed_bytes(5, 512);
     let (m, c) = mutate::arbitrary_mutation(&base, &mut Unstructured::new(&bytes))
         .expect("some mutator applies");
-    assert_eq!(c.expect, Expect::Rule(m.rule));
+    assert_eq!(c.expect, Expect::Rule(m.rule.id));
 }

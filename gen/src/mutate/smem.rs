@@ -42,6 +42,8 @@ use crate::kd::{self, DescriptorSpec};
 use crate::object::CodeObject;
 use crate::target::TargetChoice;
 use arbitrary::Unstructured;
+use hsaco_oracle as oracle;
+use hsaco_oracle::rules::Rule;
 use hsaco_oracle::smem::code::{self, CodeItem};
 use hsaco_oracle::smem::table::Ext;
 use hsaco_oracle::smem::{
@@ -49,7 +51,7 @@ use hsaco_oracle::smem::{
 };
 use hsaco_oracle::targets::CodeObjectVersion;
 
-const INVALID: &str = "smem.exec.invalid_instruction";
+const INVALID: &Rule = &oracle::smem::exec::INVALID_INSTRUCTION;
 
 /// The SMEM mutators. `mutate::arbitrary_mutant` tries mutators in list
 /// order from a drawn start, so a case the mutators before this list skip
@@ -59,143 +61,143 @@ const INVALID: &str = "smem.exec.invalid_instruction";
 /// family reaches come last.
 pub(super) static MUTATORS: &[Mutator] = &[
     Mutator {
-        rule: "smem.sdata.immediate",
+        rule: &oracle::smem::SDATA_IMMEDIATE,
         how: "GFX12: a probe or prefetch immediate above 31",
         also: &[INVALID],
         asm: MutantAsm::Rebuilds,
         apply: smem_sdata_immediate,
     },
     Mutator {
-        rule: "smem.cpol.unsupported",
+        rule: &oracle::smem::CPOL_UNSUPPORTED,
         how: "GFX11: GLC or DLC set on a probe or cache operation",
         also: &[],
         asm: MutantAsm::Rebuilds,
         apply: smem_cpol_unsupported,
     },
     Mutator {
-        rule: "smem.gfx8.store_offset_register",
+        rule: &oracle::smem::exec::GFX8_STORE_OFFSET,
         how: "GFX8: tail store with an SGPR offset other than m0",
         also: &[],
         asm: MutantAsm::Rebuilds,
         apply: smem_gfx8_store_offset_register,
     },
     Mutator {
-        rule: "smem.buffer.resource_hazard",
+        rule: &oracle::smem::exec::BUFFER_RESOURCE_HAZARD,
         how: "GFX8/GFX9: tail load into a resource's third dword, then a buffer instruction on it",
-        also: &["smem.lgkm.read_before_wait", "smem.xnack.clause_overlap"],
+        also: &[&oracle::smem::exec::LGKM_READ_BEFORE_WAIT, &oracle::smem::exec::XNACK_CLAUSE_OVERLAP],
         asm: MutantAsm::Rebuilds,
         apply: smem_buffer_resource_hazard,
     },
     Mutator {
-        rule: "smem.buffer.stride",
+        rule: &oracle::smem::exec::BUFFER_STRIDE,
         how: "GFX9, gfx101x: tail s_memtime, s_atomic_sub and a load make a resource stride, then a buffer access",
         also: &[],
         asm: MutantAsm::Rebuilds,
         apply: smem_buffer_stride,
     },
     Mutator {
-        rule: "smem.offset.buffer_negative",
+        rule: &oracle::smem::OFFSET_BUFFER_NEGATIVE,
         how: "GFX9-GFX11: a tail copy of a buffer instruction with a negative immediate",
         also: &[INVALID],
         asm: MutantAsm::Rebuilds,
         apply: smem_offset_buffer_negative,
     },
     Mutator {
-        rule: "smem.offset.null",
+        rule: &oracle::smem::OFFSET_NULL,
         how: "GFX8/GFX9: a tail copy of an SMEM instruction with offset register 125",
         also: &[INVALID],
         asm: MutantAsm::Rebuilds,
         apply: smem_offset_null,
     },
     Mutator {
-        rule: "smem.imm_without_offset",
+        rule: &oracle::smem::IMM_WITHOUT_OFFSET,
         how: "GFX8/GFX9: IMM set on an instruction without an offset",
         also: &[],
         asm: MutantAsm::Rebuilds,
         apply: smem_imm_without_offset,
     },
     Mutator {
-        rule: "smem.discard.dirty",
+        rule: &oracle::smem::exec::DISCARD_DIRTY,
         how: "GFX9, gfx101x: tail store, then s_dcache_discard of its line",
         also: &[],
         asm: MutantAsm::Rebuilds,
         apply: smem_discard_dirty,
     },
     Mutator {
-        rule: "smem.xnack.clause_overlap",
+        rule: &oracle::smem::exec::XNACK_CLAUSE_OVERLAP,
         how: "XNACK processors: tail clause of a load and a load overwriting its base",
         also: &[],
         asm: MutantAsm::Rebuilds,
         apply: smem_xnack_clause_overlap,
     },
     Mutator {
-        rule: "smem.offset.negative",
+        rule: &oracle::smem::exec::NEGATIVE_OFFSET,
         how: "GFX9+: a tail copy of a load, store or atomic with a negative immediate",
         also: &[],
         asm: MutantAsm::Rebuilds,
         apply: smem_offset_negative,
     },
     Mutator {
-        rule: "smem.opcode",
+        rule: &oracle::smem::OPCODE,
         how: "an SMEM word's OPCODE set to one the family lacks",
         also: &[],
         asm: MutantAsm::Rebuilds,
         apply: smem_opcode,
     },
     Mutator {
-        rule: "smem.sdata.class",
+        rule: &oracle::smem::SDATA_CLASS,
         how: "a tail copy of an SMEM instruction with SDATA m0/exec/null or a misaligned tuple",
         also: &[INVALID],
         asm: MutantAsm::Rebuilds,
         apply: smem_sdata_class,
     },
     Mutator {
-        rule: "smem.sbase.class",
+        rule: &oracle::smem::SBASE_CLASS,
         how: "a tail copy of an SMEM instruction with SBASE m0 or a misaligned quad",
         also: &[INVALID],
         asm: MutantAsm::Rebuilds,
         apply: smem_sbase_class,
     },
     Mutator {
-        rule: "smem.noncanonical",
+        rule: &oracle::smem::NONCANONICAL,
         how: "a bit the SMEM instruction does not use set",
         also: &[],
         asm: MutantAsm::Rebuilds,
         apply: smem_noncanonical,
     },
     Mutator {
-        rule: "smem.lgkm.read_before_wait",
+        rule: &oracle::smem::exec::LGKM_READ_BEFORE_WAIT,
         how: "tail: a load, s_nop, and a probe based on the loaded pair without a wait",
         also: &[],
         asm: MutantAsm::Rebuilds,
         apply: smem_lgkm_read_before_wait,
     },
     Mutator {
-        rule: "smem.lgkm.write_before_wait",
+        rule: &oracle::smem::exec::LGKM_WRITE_BEFORE_WAIT,
         how: "tail: two loads into one register without a wait",
         also: &[],
         asm: MutantAsm::Rebuilds,
         apply: smem_lgkm_write_before_wait,
     },
     Mutator {
-        rule: "smem.address.unaligned",
+        rule: &oracle::smem::exec::ADDRESS_UNALIGNED,
         how: "a tail copy of a dword access with an immediate offset not a multiple of 4",
         also: &[],
         asm: MutantAsm::Rebuilds,
         apply: smem_address_unaligned,
     },
     Mutator {
-        rule: "smem.exec.invalid_instruction",
+        rule: &oracle::smem::exec::INVALID_INSTRUCTION,
         how: "a tail copy of an SMEM instruction with SDATA or SBASE outside its class",
-        also: &["smem.sdata.class", "smem.sbase.class"],
+        also: &[&oracle::smem::SDATA_CLASS, &oracle::smem::SBASE_CLASS],
         asm: MutantAsm::Rebuilds,
         apply: smem_exec_invalid_instruction,
     },
 ];
 
 /// SMEM rules no mutation of a generated object breaks, with the reason.
-pub(super) static UNMUTABLE: &[(&str, &str)] = &[(
-    "smem.encoding",
+pub(super) static UNMUTABLE: &[(&Rule, &str)] = &[(
+    &oracle::smem::ENCODING,
     "no kernel code can break it: the code-level check (hsaco_oracle::smem::code) takes a kernel \
      word for SMEM by its ENCODING field (bits 31:26), so a word with another encoding is another, \
      opaque instruction, never an SMEM word with a bad encoding; only callers that hand the decoder \
@@ -1260,8 +1262,8 @@ mod tests {
     fn unmutable_and_mutators_cover_every_smem_rule_once() {
         let mut ids: Vec<&str> = MUTATORS
             .iter()
-            .map(|m| m.rule)
-            .chain(UNMUTABLE.iter().map(|(r, _)| *r))
+            .map(|m| m.rule.id)
+            .chain(UNMUTABLE.iter().map(|(r, _)| r.id))
             .collect();
         ids.sort_unstable();
         ids.dedup();
