@@ -9,13 +9,14 @@ use clap::{Args, Subcommand};
 use hsaco_conform::conform::allowlist::Allowlist;
 use hsaco_conform::conform::comgr as ccomgr;
 use hsaco_conform::conform::engine::{self, Plan, Settings};
-use hsaco_conform::conform::findings::{self, atomic_write, Store};
+use hsaco_conform::conform::findings::{self, Store};
 use hsaco_conform::conform::mutants::{self, MutantsCmp};
 use hsaco_conform::conform::objects::{self, ObjectCmp};
 use hsaco_conform::conform::objects_meta;
 use hsaco_conform::conform::smem::{self as csmem, SmemDisasm, SmemEncode};
 use hsaco_conform::conform::words::{self, WordsCmp};
 use hsaco_conform::conform::{self, isolate, llvm, report, Comparison, Peer};
+use hsaco_conform::files::write_durable;
 use hsaco_conform::peers::discover::{self, Named};
 use hsaco_conform::peers::llvm_disasm::LlvmLib;
 use hsaco_conform::smem_diff::{self, DEFAULT_TARGETS};
@@ -461,7 +462,7 @@ fn write_reports(
     r: &engine::RunResult,
 ) -> Result<(), String> {
     let w = |p: &Path, s: &[u8]| {
-        atomic_write(p, s).map_err(|e| format!("{}: cannot write: {e}", p.display()))
+        write_durable(p, s).map_err(|e| format!("{}: cannot write: {e}", p.display()))
     };
     if let Some(p) = &c.json {
         let doc = report::json(command, options, &plan.peers, &plan.allowlist, r);
@@ -880,7 +881,7 @@ fn run_bench(a: &ConformArgs, plan: &Plan, s: &Settings) -> u8 {
     if let Some(p) = &a.common.json {
         let mut s = serde_json::to_string_pretty(&doc).unwrap_or_default();
         s.push('\n');
-        if let Err(e) = atomic_write(p, s.as_bytes()) {
+        if let Err(e) = write_durable(p, s.as_bytes()) {
             eprintln!("hsaco-conform conform --bench: {}: {e}", p.display());
             return 2;
         }

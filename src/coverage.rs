@@ -26,7 +26,8 @@
 //!   warning, a mutant whose rule the oracle does not report, an ELF whose
 //!   SHA-256 differs from the manifest's) is listed.
 
-use crate::gen_cmd::{sha256_hex, write_atomic, ManifestEntry};
+use crate::manifest::{sha256_hex, ManifestEntry};
+use hsaco_conform::files::write_atomic;
 use hsaco_gen::mutate;
 use hsaco_gen::sgpr::Enables;
 use hsaco_gen::target::Family;

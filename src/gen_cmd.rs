@@ -7,7 +7,9 @@
 //! machine, for as long as the generators and the options stay the same.
 
 use crate::coverage::Coverage;
+use crate::manifest::{sha256_hex, ManifestEntry};
 use clap::{Args, ValueEnum};
+use hsaco_conform::files::write_atomic;
 use hsaco_gen::arbitrary::{self, Unstructured};
 use hsaco_gen::config::ConfigError;
 use hsaco_gen::sgpr::{self, Enables, SuiteEntry};
@@ -15,8 +17,7 @@ use hsaco_gen::target::Family;
 use hsaco_gen::{mutate, Case, CaseKind, Config, Expect, Generator};
 use hsaco_oracle::smem::SmemGen;
 use hsaco_oracle::targets;
-use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
+use serde::Serialize;
 use std::fmt::Write as _;
 use std::fs;
 use std::io::{self, IsTerminal, Write};
@@ -166,50 +167,6 @@ pub struct GenArgs {
     /// --mutants, --config or --set.
     #[arg(long, conflicts_with_all = ["seed", "count", "kinds", "mutants", "config", "set"])]
     pub suite: bool,
-}
-
-/// One line of `manifest.jsonl`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ManifestEntry {
-    /// `SEED-INDEX` (index zero-padded to six digits).
-    pub id: String,
-    /// The run's seed.
-    pub seed: u64,
-    /// The case's index in the run.
-    pub index: u64,
-    /// `valid`, `sgpr-suite`, `smem` or `mutant`.
-    pub kind: String,
-    /// Target ID, V4+ spelling without the triple (`gfx90a:xnack+`).
-    pub target: String,
-    /// Code object version (2 to 6).
-    pub code_object_version: u8,
-    /// `valid`, or the rule id a mutant must break.
-    pub expect: String,
-    /// The ELF file, relative to the output directory.
-    pub elf: String,
-    /// The assembler text, relative to the output directory, when the case
-    /// has one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub asm: Option<String>,
-    /// SHA-256 of the ELF file, lowercase hex.
-    pub sha256: String,
-    /// sgpr-suite: the suite entry, `sgpr-FAMILY-POSITION`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub suite_entry: Option<String>,
-    /// mutant: what the mutation changed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mutation: Option<String>,
-    /// smem: how many SMEM instructions the case's kernels run.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub smem_instructions: Option<u64>,
-    /// sgpr-suite (not its mutants): the enable bits of the entry.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sgpr_enables: Option<serde_json::Value>,
-    /// sgpr-suite (not its mutants): the initial register state the oracle
-    /// predicts for the kernel (user and system SGPR runs, work-item ID
-    /// VGPRs, wave size), what hardware must set up.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub layout: Option<serde_json::Value>,
 }
 
 /// `run.json`: what a run was asked for, so it can be repeated.
@@ -820,35 +777,6 @@ fn wrap(text: &str, width: usize, indent: &str) -> String {
     out
 }
 
-/// Writes `bytes` to `path` through a temporary file in the same
-/// directory and a rename, so `path` is either absent, old or complete.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let tmp = temp_name(path);
-    let r = fs::write(&tmp, bytes).and_then(|()| fs::rename(&tmp, path));
-    if r.is_err() {
-        let _ = fs::remove_file(&tmp);
-    }
-    r
-}
-
-fn temp_name(path: &Path) -> PathBuf {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    path.with_file_name(format!(".{name}.tmp{}", std::process::id()))
-}
-
-/// Lowercase hex SHA-256.
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    let d = Sha256::digest(bytes);
-    let mut s = String::with_capacity(64);
-    for b in d {
-        let _ = write!(s, "{b:02x}");
-    }
-    s
-}
-
 /// The manifest line of a built case whose files are named after its id.
 pub fn manifest_entry(b: &Built, seed: u64, index: u64) -> ManifestEntry {
     let c = &b.case;
@@ -954,7 +882,7 @@ fn prepare_dir(dir: &Path, force: bool) -> Result<(), String> {
         fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     }
     // Fail before generating anything if the directory is not writable.
-    let probe = dir.join(format!(".probe.tmp{}", std::process::id()));
+    let probe = hsaco_conform::files::temp_path(&dir.join("probe"));
     fs::write(&probe, b"").map_err(|e| format!("cannot write to {}: {e}", dir.display()))?;
     let _ = fs::remove_file(&probe);
     Ok(())
@@ -1070,7 +998,7 @@ fn write_cases(
 ) -> Result<(Tally, Option<Coverage>), String> {
     let werr = |p: &Path, e: io::Error| format!("cannot write {}: {e}", p.display());
     let manifest_path = dir.join("manifest.jsonl");
-    let manifest_tmp = temp_name(&manifest_path);
+    let manifest_tmp = hsaco_conform::files::temp_path(&manifest_path);
     let file = fs::File::create(&manifest_tmp).map_err(|e| werr(&manifest_tmp, e))?;
     let mut manifest = io::BufWriter::new(file);
     let mut coverage = args.coverage.as_ref().map(|_| Coverage::new());

@@ -9,5 +9,6 @@
 #![warn(missing_docs)]
 
 pub mod conform;
+pub mod files;
 pub mod peers;
 pub mod smem_diff;

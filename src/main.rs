@@ -9,6 +9,7 @@ mod coverage;
 mod explain;
 mod gen_cmd;
 mod input;
+mod manifest;
 mod peers_cmd;
 mod realworld;
 mod report;

@@ -230,32 +230,7 @@ pub fn shell_line(argv: &[String]) -> String {
         .join(" ")
 }
 
-/// Writes `bytes` to `path` through a temporary file in the same folder
-/// and a rename, so that `path` is never seen half-written.
-pub fn atomic_write(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("file");
-    let tmp = dir.join(format!(
-        ".tmp-{name}-{}-{}",
-        std::process::id(),
-        super::isolate::unique()
-    ));
-    let r = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if r.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    r
-}
-
-/// Checks, before any work, that [`atomic_write`] can write `path`: it is
+/// Checks, before any work, that [`crate::files::write_durable`] can write `path`: it is
 /// not a folder, and a file can be created next to it (a probe file is
 /// created and removed; `path` itself is neither created nor truncated).
 /// The error is one line naming the path and the system's reason.
@@ -279,11 +254,7 @@ pub fn check_writable(path: &Path) -> Result<(), String> {
 
 /// Creates and removes a probe file in `dir`.
 fn probe_dir(dir: &Path) -> std::io::Result<()> {
-    let probe = dir.join(format!(
-        ".tmp-probe-{}-{}",
-        std::process::id(),
-        super::isolate::unique()
-    ));
+    let probe = crate::files::temp_path(&dir.join("probe"));
     std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
@@ -367,7 +338,7 @@ pub struct Store {
     record: std::sync::Mutex<Option<Record>>,
 }
 
-/// True for a temporary name this module or [`atomic_write`] makes:
+/// True for a temporary name [`crate::files::temp_path`] makes:
 /// `.tmp-STEM-PID-N` with a stem `stem_ok` accepts.
 fn our_tmp(name: &str, stem_ok: impl Fn(&str) -> bool) -> bool {
     let Some(rest) = name.strip_prefix(".tmp-") else {
@@ -634,7 +605,7 @@ impl Store {
             return Err(std::io::Error::other("the run has not begun"));
         };
         let bytes = serde_json::to_vec(r).map_err(std::io::Error::other)?;
-        atomic_write(&self.dir.join(STATE_FILE), &bytes)
+        crate::files::write_durable(&self.dir.join(STATE_FILE), &bytes)
     }
 
     /// Saves the finished units (the engine's map, serialized) in
@@ -687,12 +658,7 @@ impl Store {
             .filter(|(_, name, _)| name.starts_with("input"))
             .map(|(peer, name, _)| (peer.clone(), name.clone()))
             .collect();
-        let tmp = self.dir.join(FINDINGS_DIR).join(format!(
-            ".tmp-{}-{}-{}",
-            f.id,
-            std::process::id(),
-            super::isolate::unique()
-        ));
+        let tmp = crate::files::temp_path(&self.dir.join(FINDINGS_DIR).join(&f.id));
         std::fs::create_dir_all(&tmp)?;
         let r = (|| {
             for (_, name, contents) in files {
@@ -718,7 +684,7 @@ impl Store {
             s.push_str(&f.manifest_line().to_string());
             s.push('\n');
         }
-        atomic_write(&self.dir.join(MANIFEST_FILE), s.as_bytes())
+        crate::files::write_durable(&self.dir.join(MANIFEST_FILE), s.as_bytes())
     }
 
     /// Removes the finding folders this tool wrote here that are not in
@@ -808,8 +774,8 @@ mod tests {
         let d = std::env::temp_dir().join(format!("hsaco-conform-atomic-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&d);
         std::fs::create_dir_all(&d).expect("dir");
-        atomic_write(&d.join("a.json"), b"{}").expect("write");
-        atomic_write(&d.join("a.json"), b"[1]").expect("rewrite");
+        crate::files::write_durable(&d.join("a.json"), b"{}").expect("write");
+        crate::files::write_durable(&d.join("a.json"), b"[1]").expect("rewrite");
         let names: Vec<String> = std::fs::read_dir(&d)
             .expect("read")
             .flatten()
