@@ -10,8 +10,8 @@
 //! `e_flags` names no known processor, with the ISA version note.
 
 use crate::elf::Elf;
+use crate::fasthash::FastHash;
 use crate::kernel_code::{self, offsets, KernelCode, KERNEL_CODE_SIZE};
-use crate::metadata::FastHash;
 use crate::metadata_v2::{self, CodePropsV2, KernelV2, MetadataV2};
 use crate::rules::{Omitted, Sink, Violation};
 use crate::targets::{CodeObjectVersion, FeatureSetting, TargetId};

@@ -20,6 +20,7 @@ pub mod ccob;
 pub mod check;
 pub mod container;
 pub mod elf;
+mod fasthash;
 pub mod kd;
 pub mod kernel_code;
 pub mod metadata;

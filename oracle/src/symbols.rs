@@ -11,7 +11,7 @@
 //! `.text`, and its size covers the structure and the code after it).
 
 use crate::elf::{self, Elf, Section, ET_REL, SHT_DYNSYM, SHT_RELA, SHT_SYMTAB};
-use crate::metadata::FastHash;
+use crate::fasthash::FastHash;
 use crate::rules::Sink;
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
