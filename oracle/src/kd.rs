@@ -17,6 +17,7 @@
 //! Placement (64-byte alignment, where the entry offset leads) is checked by
 //! [`crate::symbols`], which knows addresses.
 
+use crate::layout::{self, reserved_mask, Word};
 use crate::rules::Sink;
 use crate::targets::{CodeObjectVersion, Generation, Target};
 use serde::Serialize;
@@ -120,36 +121,7 @@ crate::declare_rules! {
         "amdgpu-usage.rst: Code Object V5 Metadata; compute_pgm_rsrc1");
 }
 
-/// Size of a kernel descriptor in bytes.
-pub const KD_SIZE: usize = 64;
-
-/// Byte offsets of the descriptor's fields, for reporting file offsets.
-pub mod offsets {
-    /// `group_segment_fixed_size` (u32).
-    pub const GROUP_SEGMENT_FIXED_SIZE: u64 = 0;
-    /// `private_segment_fixed_size` (u32).
-    pub const PRIVATE_SEGMENT_FIXED_SIZE: u64 = 4;
-    /// `kernarg_size` (u32).
-    pub const KERNARG_SIZE: u64 = 8;
-    /// First reserved range, 4 bytes.
-    pub const RESERVED0: u64 = 12;
-    /// `kernel_code_entry_byte_offset` (i64).
-    pub const KERNEL_CODE_ENTRY_BYTE_OFFSET: u64 = 16;
-    /// Second reserved range, 20 bytes.
-    pub const RESERVED1: u64 = 24;
-    /// `compute_pgm_rsrc3` (u32).
-    pub const COMPUTE_PGM_RSRC3: u64 = 44;
-    /// `compute_pgm_rsrc1` (u32).
-    pub const COMPUTE_PGM_RSRC1: u64 = 48;
-    /// `compute_pgm_rsrc2` (u32).
-    pub const COMPUTE_PGM_RSRC2: u64 = 52;
-    /// `kernel_code_properties` (u16).
-    pub const KERNEL_CODE_PROPERTIES: u64 = 56;
-    /// `kernarg_preload` (u16).
-    pub const KERNARG_PRELOAD: u64 = 58;
-    /// Last reserved range, 4 bytes.
-    pub const RESERVED3: u64 = 60;
-}
+pub use crate::layout::{offsets, KD_SIZE};
 
 /// The most user SGPRs the hardware initializes (COMPUTE_USER_DATA_0..15).
 pub const MAX_USER_SGPRS: u32 = 16;
@@ -210,15 +182,6 @@ fn put(out: &mut [u8; KD_SIZE], at: usize, src: &[u8]) {
             *o = *s;
         }
     }
-}
-
-/// Bits `shift .. shift + width` of `word` (width < 32).
-fn bits(word: u32, shift: u32, width: u32) -> u32 {
-    (word >> shift) & ((1u32 << width) - 1)
-}
-
-fn bit(word: u32, b: u32) -> bool {
-    (word >> b) & 1 != 0
 }
 
 /// Returns `(first, last)` bit indices of a contiguous non-empty mask.
@@ -287,81 +250,81 @@ impl KernelDescriptor {
 
     /// rsrc1 5:0 GRANULATED_WORKITEM_VGPR_COUNT: VGPR blocks minus 1.
     pub fn granulated_workitem_vgpr_count(&self) -> u32 {
-        bits(self.compute_pgm_rsrc1, 0, 6)
+        self.field(&layout::GRANULATED_WORKITEM_VGPR_COUNT)
     }
     /// rsrc1 9:6 GRANULATED_WAVEFRONT_SGPR_COUNT: SGPR blocks minus 1
     /// (GFX6-GFX9; reserved from GFX10).
     pub fn granulated_wavefront_sgpr_count(&self) -> u32 {
-        bits(self.compute_pgm_rsrc1, 6, 4)
+        self.field(&layout::GRANULATED_WAVEFRONT_SGPR_COUNT)
     }
     /// rsrc1 11:10 PRIORITY (must be 0).
     pub fn priority(&self) -> u32 {
-        bits(self.compute_pgm_rsrc1, 10, 2)
+        self.field(&layout::PRIORITY)
     }
     /// rsrc1 13:12 FLOAT_ROUND_MODE_32.
     pub fn float_round_mode_32(&self) -> u32 {
-        bits(self.compute_pgm_rsrc1, 12, 2)
+        self.field(&layout::FLOAT_ROUND_MODE_32)
     }
     /// rsrc1 15:14 FLOAT_ROUND_MODE_16_64.
     pub fn float_round_mode_16_64(&self) -> u32 {
-        bits(self.compute_pgm_rsrc1, 14, 2)
+        self.field(&layout::FLOAT_ROUND_MODE_16_64)
     }
     /// rsrc1 17:16 FLOAT_DENORM_MODE_32.
     pub fn float_denorm_mode_32(&self) -> u32 {
-        bits(self.compute_pgm_rsrc1, 16, 2)
+        self.field(&layout::FLOAT_DENORM_MODE_32)
     }
     /// rsrc1 19:18 FLOAT_DENORM_MODE_16_64.
     pub fn float_denorm_mode_16_64(&self) -> u32 {
-        bits(self.compute_pgm_rsrc1, 18, 2)
+        self.field(&layout::FLOAT_DENORM_MODE_16_64)
     }
     /// rsrc1 20 PRIV (must be 0).
     pub fn priv_mode(&self) -> bool {
-        bit(self.compute_pgm_rsrc1, 20)
+        self.field(&layout::PRIV) != 0
     }
     /// rsrc1 21 as ENABLE_DX10_CLAMP (its meaning on GFX6-GFX11).
     pub fn enable_dx10_clamp(&self) -> bool {
-        bit(self.compute_pgm_rsrc1, 21)
+        self.field(&layout::ENABLE_DX10_CLAMP) != 0
     }
     /// rsrc1 21 as ENABLE_WG_RR_EN, round-robin work-group scheduling (its
     /// meaning on GFX12).
     pub fn enable_wg_rr_en(&self) -> bool {
-        bit(self.compute_pgm_rsrc1, 21)
+        self.field(&layout::ENABLE_WG_RR_EN) != 0
     }
     /// rsrc1 22 DEBUG_MODE (must be 0).
     pub fn debug_mode(&self) -> bool {
-        bit(self.compute_pgm_rsrc1, 22)
+        self.field(&layout::DEBUG_MODE) != 0
     }
     /// rsrc1 23 as ENABLE_IEEE_MODE (its meaning on GFX6-GFX11).
     pub fn enable_ieee_mode(&self) -> bool {
-        bit(self.compute_pgm_rsrc1, 23)
+        self.field(&layout::ENABLE_IEEE_MODE) != 0
     }
     /// rsrc1 23 as DISABLE_PERF (its meaning on GFX12).
     pub fn disable_perf(&self) -> bool {
-        bit(self.compute_pgm_rsrc1, 23)
+        self.field(&layout::DISABLE_PERF) != 0
     }
     /// rsrc1 24 BULKY (must be 0).
     pub fn bulky(&self) -> bool {
-        bit(self.compute_pgm_rsrc1, 24)
+        self.field(&layout::BULKY) != 0
     }
     /// rsrc1 25 CDBG_USER (must be 0).
     pub fn cdbg_user(&self) -> bool {
-        bit(self.compute_pgm_rsrc1, 25)
+        self.field(&layout::CDBG_USER) != 0
     }
     /// rsrc1 26 FP16_OVFL (GFX9+; reserved before).
     pub fn fp16_ovfl(&self) -> bool {
-        bit(self.compute_pgm_rsrc1, 26)
+        self.field(&layout::FP16_OVFL) != 0
     }
     /// rsrc1 29 WGP_MODE (GFX10+; reserved before).
     pub fn wgp_mode(&self) -> bool {
-        bit(self.compute_pgm_rsrc1, 29)
+        self.field(&layout::WGP_MODE) != 0
     }
     /// rsrc1 30 MEM_ORDERED (GFX10+; reserved before).
     pub fn mem_ordered(&self) -> bool {
-        bit(self.compute_pgm_rsrc1, 30)
+        self.field(&layout::MEM_ORDERED) != 0
     }
     /// rsrc1 31 FWD_PROGRESS (GFX10+; reserved before).
     pub fn fwd_progress(&self) -> bool {
-        bit(self.compute_pgm_rsrc1, 31)
+        self.field(&layout::FWD_PROGRESS) != 0
     }
 
     // ---- compute_pgm_rsrc2 -------------------------------------------------
@@ -369,86 +332,86 @@ impl KernelDescriptor {
     /// rsrc2 0 ENABLE_PRIVATE_SEGMENT (scratch; also the wave offset SGPR
     /// on targets without architected flat scratch).
     pub fn enable_private_segment(&self) -> bool {
-        bit(self.compute_pgm_rsrc2, 0)
+        self.field(&layout::ENABLE_PRIVATE_SEGMENT) != 0
     }
     /// rsrc2 5:1 USER_SGPR_COUNT.
     pub fn user_sgpr_count(&self) -> u32 {
-        bits(self.compute_pgm_rsrc2, 1, 5)
+        self.field(&layout::USER_SGPR_COUNT)
     }
     /// rsrc2 6 ENABLE_TRAP_HANDLER (GFX6-GFX11; should be 0).
     pub fn enable_trap_handler(&self) -> bool {
-        bit(self.compute_pgm_rsrc2, 6)
+        self.field(&layout::ENABLE_TRAP_HANDLER) != 0
     }
     /// rsrc2 7 ENABLE_SGPR_WORKGROUP_ID_X.
     pub fn enable_sgpr_workgroup_id_x(&self) -> bool {
-        bit(self.compute_pgm_rsrc2, 7)
+        self.field(&layout::ENABLE_SGPR_WORKGROUP_ID_X) != 0
     }
     /// rsrc2 8 ENABLE_SGPR_WORKGROUP_ID_Y.
     pub fn enable_sgpr_workgroup_id_y(&self) -> bool {
-        bit(self.compute_pgm_rsrc2, 8)
+        self.field(&layout::ENABLE_SGPR_WORKGROUP_ID_Y) != 0
     }
     /// rsrc2 9 ENABLE_SGPR_WORKGROUP_ID_Z.
     pub fn enable_sgpr_workgroup_id_z(&self) -> bool {
-        bit(self.compute_pgm_rsrc2, 9)
+        self.field(&layout::ENABLE_SGPR_WORKGROUP_ID_Z) != 0
     }
     /// rsrc2 10 ENABLE_SGPR_WORKGROUP_INFO.
     pub fn enable_sgpr_workgroup_info(&self) -> bool {
-        bit(self.compute_pgm_rsrc2, 10)
+        self.field(&layout::ENABLE_SGPR_WORKGROUP_INFO) != 0
     }
     /// rsrc2 12:11 ENABLE_VGPR_WORKITEM_ID: 0 X, 1 X Y, 2 X Y Z, 3 undefined.
     pub fn enable_vgpr_workitem_id(&self) -> u32 {
-        bits(self.compute_pgm_rsrc2, 11, 2)
+        self.field(&layout::ENABLE_VGPR_WORKITEM_ID)
     }
     /// rsrc2 13 ENABLE_EXCEPTION_ADDRESS_WATCH (must be 0).
     pub fn enable_exception_address_watch(&self) -> bool {
-        bit(self.compute_pgm_rsrc2, 13)
+        self.field(&layout::ENABLE_EXCEPTION_ADDRESS_WATCH) != 0
     }
     /// rsrc2 14 ENABLE_EXCEPTION_MEMORY (must be 0).
     pub fn enable_exception_memory(&self) -> bool {
-        bit(self.compute_pgm_rsrc2, 14)
+        self.field(&layout::ENABLE_EXCEPTION_MEMORY) != 0
     }
     /// rsrc2 23:15 GRANULATED_LDS_SIZE (must be 0).
     pub fn granulated_lds_size(&self) -> u32 {
-        bits(self.compute_pgm_rsrc2, 15, 9)
+        self.field(&layout::GRANULATED_LDS_SIZE)
     }
     /// rsrc2 24 ENABLE_EXCEPTION_IEEE_754_FP_INVALID_OPERATION.
     pub fn enable_exception_ieee_754_fp_invalid_operation(&self) -> bool {
-        bit(self.compute_pgm_rsrc2, 24)
+        self.field(&layout::ENABLE_EXCEPTION_IEEE_754_FP_INVALID_OPERATION) != 0
     }
     /// rsrc2 25 ENABLE_EXCEPTION_FP_DENORMAL_SOURCE.
     pub fn enable_exception_fp_denormal_source(&self) -> bool {
-        bit(self.compute_pgm_rsrc2, 25)
+        self.field(&layout::ENABLE_EXCEPTION_FP_DENORMAL_SOURCE) != 0
     }
     /// rsrc2 26 ENABLE_EXCEPTION_IEEE_754_FP_DIVISION_BY_ZERO.
     pub fn enable_exception_ieee_754_fp_division_by_zero(&self) -> bool {
-        bit(self.compute_pgm_rsrc2, 26)
+        self.field(&layout::ENABLE_EXCEPTION_IEEE_754_FP_DIVISION_BY_ZERO) != 0
     }
     /// rsrc2 27 ENABLE_EXCEPTION_IEEE_754_FP_OVERFLOW.
     pub fn enable_exception_ieee_754_fp_overflow(&self) -> bool {
-        bit(self.compute_pgm_rsrc2, 27)
+        self.field(&layout::ENABLE_EXCEPTION_IEEE_754_FP_OVERFLOW) != 0
     }
     /// rsrc2 28 ENABLE_EXCEPTION_IEEE_754_FP_UNDERFLOW.
     pub fn enable_exception_ieee_754_fp_underflow(&self) -> bool {
-        bit(self.compute_pgm_rsrc2, 28)
+        self.field(&layout::ENABLE_EXCEPTION_IEEE_754_FP_UNDERFLOW) != 0
     }
     /// rsrc2 29 ENABLE_EXCEPTION_IEEE_754_FP_INEXACT.
     pub fn enable_exception_ieee_754_fp_inexact(&self) -> bool {
-        bit(self.compute_pgm_rsrc2, 29)
+        self.field(&layout::ENABLE_EXCEPTION_IEEE_754_FP_INEXACT) != 0
     }
     /// rsrc2 30 ENABLE_EXCEPTION_INT_DIVIDE_BY_ZERO.
     pub fn enable_exception_int_divide_by_zero(&self) -> bool {
-        bit(self.compute_pgm_rsrc2, 30)
+        self.field(&layout::ENABLE_EXCEPTION_INT_DIVIDE_BY_ZERO) != 0
     }
     /// rsrc2 31 as WGP_TAKEOVER (its meaning on GFX12; reserved before).
     pub fn wgp_takeover(&self) -> bool {
-        bit(self.compute_pgm_rsrc2, 31)
+        self.field(&layout::WGP_TAKEOVER) != 0
     }
 
     // ---- compute_pgm_rsrc3 -------------------------------------------------
 
     /// rsrc3 5:0 ACCUM_OFFSET field (gfx90a family): first AGPR / 4 - 1.
     pub fn accum_offset_field(&self) -> u32 {
-        bits(self.compute_pgm_rsrc3, 0, 6)
+        self.field(&layout::ACCUM_OFFSET)
     }
     /// The first AGPR's unified VGPR index, `(ACCUM_OFFSET + 1) * 4`
     /// (gfx90a family).
@@ -457,88 +420,99 @@ impl KernelDescriptor {
     }
     /// rsrc3 16 TG_SPLIT (gfx90a family).
     pub fn tg_split(&self) -> bool {
-        bit(self.compute_pgm_rsrc3, 16)
+        self.field(&layout::TG_SPLIT) != 0
     }
     /// rsrc3 3:0 SHARED_VGPR_COUNT (GFX10-GFX11, wave64).
     pub fn shared_vgpr_count(&self) -> u32 {
-        bits(self.compute_pgm_rsrc3, 0, 4)
+        self.field(&layout::SHARED_VGPR_COUNT)
     }
     /// INST_PREF_SIZE: rsrc3 9:4 on GFX11, 11:4 on GFX12 (0 elsewhere).
     pub fn inst_pref_size(&self, generation: Generation) -> u32 {
         match generation {
-            Generation::Gfx11 => bits(self.compute_pgm_rsrc3, 4, 6),
-            Generation::Gfx12 => bits(self.compute_pgm_rsrc3, 4, 8),
+            Generation::Gfx11 => self.field(&layout::INST_PREF_SIZE_GFX11),
+            Generation::Gfx12 => self.field(&layout::INST_PREF_SIZE_GFX12),
             _ => 0,
         }
     }
     /// rsrc3 10 TRAP_ON_START (GFX11).
     pub fn trap_on_start(&self) -> bool {
-        bit(self.compute_pgm_rsrc3, 10)
+        self.field(&layout::TRAP_ON_START) != 0
     }
     /// rsrc3 11 TRAP_ON_END (GFX11).
     pub fn trap_on_end(&self) -> bool {
-        bit(self.compute_pgm_rsrc3, 11)
+        self.field(&layout::TRAP_ON_END) != 0
     }
     /// rsrc3 13 GLG_EN, group launch guarantee (GFX12).
     pub fn glg_en(&self) -> bool {
-        bit(self.compute_pgm_rsrc3, 13)
+        self.field(&layout::GLG_EN) != 0
     }
     /// rsrc3 31 IMAGE_OP (GFX11+).
     pub fn image_op(&self) -> bool {
-        bit(self.compute_pgm_rsrc3, 31)
+        self.field(&layout::IMAGE_OP) != 0
     }
 
     // ---- kernel_code_properties --------------------------------------------
 
-    fn prop(&self, b: u32) -> bool {
-        bit(u32::from(self.kernel_code_properties), b)
+    /// The value of `f` in this descriptor.
+    pub fn field(&self, f: &layout::BitField) -> u32 {
+        f.get(self.word(f.word))
+    }
+    /// The descriptor word `w`.
+    pub fn word(&self, w: layout::Word) -> u32 {
+        match w {
+            layout::Word::Rsrc1 => self.compute_pgm_rsrc1,
+            layout::Word::Rsrc2 => self.compute_pgm_rsrc2,
+            layout::Word::Rsrc3 => self.compute_pgm_rsrc3,
+            layout::Word::Properties => self.kernel_code_properties.into(),
+            layout::Word::KernargPreload => self.kernarg_preload.into(),
+        }
     }
     /// Property 0 ENABLE_SGPR_PRIVATE_SEGMENT_BUFFER (4 user SGPRs).
     pub fn enable_sgpr_private_segment_buffer(&self) -> bool {
-        self.prop(0)
+        self.field(&layout::ENABLE_SGPR_PRIVATE_SEGMENT_BUFFER) != 0
     }
     /// Property 1 ENABLE_SGPR_DISPATCH_PTR (2 user SGPRs).
     pub fn enable_sgpr_dispatch_ptr(&self) -> bool {
-        self.prop(1)
+        self.field(&layout::ENABLE_SGPR_DISPATCH_PTR) != 0
     }
     /// Property 2 ENABLE_SGPR_QUEUE_PTR (2 user SGPRs).
     pub fn enable_sgpr_queue_ptr(&self) -> bool {
-        self.prop(2)
+        self.field(&layout::ENABLE_SGPR_QUEUE_PTR) != 0
     }
     /// Property 3 ENABLE_SGPR_KERNARG_SEGMENT_PTR (2 user SGPRs).
     pub fn enable_sgpr_kernarg_segment_ptr(&self) -> bool {
-        self.prop(3)
+        self.field(&layout::ENABLE_SGPR_KERNARG_SEGMENT_PTR) != 0
     }
     /// Property 4 ENABLE_SGPR_DISPATCH_ID (2 user SGPRs).
     pub fn enable_sgpr_dispatch_id(&self) -> bool {
-        self.prop(4)
+        self.field(&layout::ENABLE_SGPR_DISPATCH_ID) != 0
     }
     /// Property 5 ENABLE_SGPR_FLAT_SCRATCH_INIT (2 user SGPRs).
     pub fn enable_sgpr_flat_scratch_init(&self) -> bool {
-        self.prop(5)
+        self.field(&layout::ENABLE_SGPR_FLAT_SCRATCH_INIT) != 0
     }
     /// Property 6 ENABLE_SGPR_PRIVATE_SEGMENT_SIZE (1 user SGPR).
     pub fn enable_sgpr_private_segment_size(&self) -> bool {
-        self.prop(6)
+        self.field(&layout::ENABLE_SGPR_PRIVATE_SEGMENT_SIZE) != 0
     }
     /// Property 10 ENABLE_WAVEFRONT_SIZE32 (GFX10+).
     pub fn enable_wavefront_size32(&self) -> bool {
-        self.prop(10)
+        self.field(&layout::ENABLE_WAVEFRONT_SIZE32) != 0
     }
     /// Property 11 USES_DYNAMIC_STACK (V5+).
     pub fn uses_dynamic_stack(&self) -> bool {
-        self.prop(11)
+        self.field(&layout::USES_DYNAMIC_STACK) != 0
     }
 
     // ---- kernarg_preload ---------------------------------------------------
 
     /// KERNARG_PRELOAD_SPEC_LENGTH (bits 6:0): dwords preloaded into SGPRs.
     pub fn kernarg_preload_length(&self) -> u32 {
-        bits(u32::from(self.kernarg_preload), 0, 7)
+        self.field(&layout::KERNARG_PRELOAD_SPEC_LENGTH)
     }
     /// KERNARG_PRELOAD_SPEC_OFFSET (bits 15:7): first preloaded dword.
     pub fn kernarg_preload_offset(&self) -> u32 {
-        bits(u32::from(self.kernarg_preload), 7, 9)
+        self.field(&layout::KERNARG_PRELOAD_SPEC_OFFSET)
     }
 
     // ---- derived -----------------------------------------------------------
@@ -598,7 +572,7 @@ impl KernelDescriptor {
 
         // kernel_code_properties
         let props = u32::from(self.kernel_code_properties);
-        let reserved = props & 0xF380;
+        let reserved = props & reserved_mask(Word::Properties, target);
         if reserved != 0 {
             sink.report_at(
                 &PROPERTIES_RESERVED,
@@ -710,13 +684,7 @@ impl KernelDescriptor {
         if self.cdbg_user() {
             sink.report_at(&RSRC1_CDBG_USER, at, "CDBG_USER is set, expected 0");
         }
-        let mut reserved = 0x1800_0000u32; // bits 28:27
-        if gen < Generation::Gfx9 {
-            reserved |= 1 << 26;
-        }
-        if gen < Generation::Gfx10 {
-            reserved |= 0xE000_0000;
-        }
+        let reserved = reserved_mask(Word::Rsrc1, target);
         if r1 & reserved != 0 {
             sink.report_at(
                 &RSRC1_RESERVED,
@@ -762,7 +730,7 @@ impl KernelDescriptor {
                 ),
             );
         }
-        if gen < Generation::Gfx12 && bit(self.compute_pgm_rsrc2, 31) {
+        if self.compute_pgm_rsrc2 & reserved_mask(Word::Rsrc2, target) & 1 << 31 != 0 {
             sink.report_at(
                 &RSRC2_RESERVED,
                 at,
@@ -774,7 +742,7 @@ impl KernelDescriptor {
     fn check_rsrc3(&self, target: &Target, at: u64, sink: &mut Sink) {
         let gen = target.generation;
         let r3 = self.compute_pgm_rsrc3;
-        let reserved = rsrc3_reserved_mask(target);
+        let reserved = reserved_mask(Word::Rsrc3, target);
         if r3 & reserved != 0 {
             sink.report_at(
                 &RSRC3_RESERVED,
@@ -1471,22 +1439,6 @@ fn describe_set_bits(mask: u32) -> String {
         m &= !run_mask;
     }
     parts.join(", ")
-}
-
-/// Bits of compute_pgm_rsrc3 that `target` does not define.
-fn rsrc3_reserved_mask(target: &Target) -> u32 {
-    if target.accum_offset {
-        // ACCUM_OFFSET 5:0 and TG_SPLIT 16.
-        return !(0x3F | 1 << 16);
-    }
-    match target.generation {
-        Generation::Gfx10 => !0xF,
-        // SHARED_VGPR_COUNT 3:0, INST_PREF_SIZE 9:4, TRAP_ON_START/END 11:10, IMAGE_OP 31.
-        Generation::Gfx11 => !(0xFFF | 1 << 31),
-        // INST_PREF_SIZE 11:4, GLG_EN 13, IMAGE_OP 31.
-        Generation::Gfx12 => !(0xFF0 | 1 << 13 | 1 << 31),
-        _ => u32::MAX,
-    }
 }
 
 fn round_mode_name(v: u32) -> &'static str {
@@ -2502,6 +2454,48 @@ pub(crate) mod tests {
             prop_assert!(!fields.is_empty());
             let st = crate::sgpr::initial_state(&kd, target);
             prop_assert!(st.sgprs.len() <= 14 && st.vgprs.len() <= 3);
+        }
+    }
+}
+
+#[cfg(test)]
+mod layout_masks {
+    use super::*;
+    use crate::targets::TARGETS;
+
+    /// The reserved bits the table implies, per target, against the
+    /// documents' lists (amdgpu-usage.rst, AMDGPUDisassembler.cpp).
+    #[test]
+    fn table_masks_are_the_documented_ones() {
+        for t in TARGETS {
+            let gen = t.generation;
+            let mut r1 = 0x1800_0000u32;
+            if gen < Generation::Gfx9 {
+                r1 |= 1 << 26;
+            }
+            if gen < Generation::Gfx10 {
+                r1 |= 0xE000_0000;
+            }
+            assert_eq!(reserved_mask(Word::Rsrc1, t), r1, "rsrc1 {}", t.name);
+            let r2 = if gen < Generation::Gfx12 { 1 << 31 } else { 0 };
+            assert_eq!(reserved_mask(Word::Rsrc2, t), r2, "rsrc2 {}", t.name);
+            // ACCUM_OFFSET 5:0 and TG_SPLIT 16; SHARED_VGPR_COUNT 3:0;
+            // GFX11 adds INST_PREF_SIZE 9:4, TRAP_ON_START/END 11:10 and
+            // IMAGE_OP 31; GFX12: INST_PREF_SIZE 11:4, GLG_EN 13, IMAGE_OP 31.
+            let r3 = match (t.accum_offset, gen) {
+                (true, _) => !(0x3F | 1 << 16),
+                (_, Generation::Gfx10) => !0xF,
+                (_, Generation::Gfx11) => !(0xFFF | 1 << 31),
+                (_, Generation::Gfx12) => !(0xFF0 | 1 << 13 | 1 << 31),
+                _ => u32::MAX,
+            };
+            assert_eq!(reserved_mask(Word::Rsrc3, t), r3, "rsrc3 {}", t.name);
+            assert_eq!(
+                reserved_mask(Word::Properties, t),
+                0xF380,
+                "props {}",
+                t.name
+            );
         }
     }
 }

@@ -23,6 +23,7 @@ pub mod elf;
 mod fasthash;
 pub mod kd;
 pub mod kernel_code;
+pub mod layout;
 pub mod metadata;
 pub mod metadata_v2;
 pub mod msgpack;
