@@ -5,6 +5,7 @@
 mod baseline;
 mod bench;
 mod conform_cmd;
+mod conform_inputs;
 mod coverage;
 mod explain;
 mod gen_cmd;

@@ -61,7 +61,7 @@ pub const REBUILD: &str = "rebuild";
 pub const DESCRIPTORS: &str = "descriptors";
 
 /// Objects per unit of work.
-const PER_CHUNK: u64 = 4;
+pub(crate) const PER_CHUNK: u64 = 4;
 /// Bytes of the seeded stream one case is drawn from.
 const CASE_BYTES: usize = 4096;
 
@@ -980,23 +980,41 @@ pub fn parse_objdump(out: &str) -> Map<String, Value> {
 // ------------------------------------------------------------------ peers
 
 /// Whether LLVM `version`'s assembler (`mc`, an `llvm-mc` of that version)
-/// knows `cpu` (cached per context); without one, every processor is
+/// knows `cpu`, and with `disassemble`, whether its disassembler takes the
+/// processor too (llvm-objdump stops with a fatal error on GFX6-GFX7
+/// objects); cached per context. Without an assembler, every processor is
 /// tried.
-fn knows(ctx: &Ctx, mc: Option<&Path>, version: u32, cpu: &str) -> Result<(), String> {
+fn knows(
+    ctx: &Ctx,
+    mc: Option<&Path>,
+    version: u32,
+    cpu: &str,
+    disassemble: bool,
+) -> Result<(), String> {
     let Some(mc) = mc else {
         return Ok(());
     };
-    ctx.cached_support(&format!("objects/{}/{cpu}", mc.display()), || {
+    let probe = |disassemble: bool| {
         let mut cmd = Command::new(mc);
         cmd.arg(format!("-triple={}", super::llvm::TRIPLE))
             .arg(format!("-mcpu={cpu}"));
-        let run = isolate::run_tool(cmd, b"s_nop 0\n", std::time::Duration::from_secs(60))
+        let input = if disassemble {
+            cmd.arg("--disassemble");
+            super::llvm::PROBE_BYTES
+        } else {
+            super::llvm::PROBE_ASM
+        };
+        let run = isolate::run_tool(cmd, input, std::time::Duration::from_secs(60))
             .map_err(|e| format!("cannot run {}: {e}", mc.display()))?;
-        if run.stderr.contains("is not a recognized processor") {
-            return Err(format!("LLVM {version} does not know {cpu}"));
-        }
-        Ok(())
-    })
+        super::llvm::refusal(&run.stderr, version, cpu).map_or(Ok(()), Err)
+    };
+    ctx.cached_support(&format!("objects/{}/{cpu}", mc.display()), || probe(false))?;
+    if disassemble {
+        ctx.cached_support(&format!("objects-disasm/{}/{cpu}", mc.display()), || {
+            probe(true)
+        })?;
+    }
+    Ok(())
 }
 
 /// Base64 (RFC 4648, with padding, 76-column lines), for objects embedded
@@ -1204,7 +1222,7 @@ impl Peer for RebuildPeer {
         if comparison != REBUILD {
             return Err(format!("{} does not take part in {comparison}", self.id));
         }
-        knows(ctx, Some(&self.mc), self.version, cpu)
+        knows(ctx, Some(&self.mc), self.version, cpu, false)
     }
     fn run(
         &self,
@@ -1345,7 +1363,7 @@ impl Peer for ObjdumpPeer {
         if !OBJDUMP_COMPARISONS.contains(&comparison) {
             return Err(format!("{} does not take part in {comparison}", self.id));
         }
-        knows(ctx, self.mc.as_deref(), self.version, cpu)
+        knows(ctx, self.mc.as_deref(), self.version, cpu, true)
     }
     fn run(
         &self,
@@ -1620,7 +1638,7 @@ impl Peer for ReassemblePeer {
         if comparison != DESCRIPTORS {
             return Err(format!("{} does not take part in {comparison}", self.id));
         }
-        knows(ctx, Some(&self.mc), self.version, cpu)
+        knows(ctx, Some(&self.mc), self.version, cpu, true)
     }
     fn run(
         &self,
