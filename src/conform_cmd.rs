@@ -474,15 +474,17 @@ fn write_reports(
     options: serde_json::Value,
     plan: &Plan,
     r: &engine::RunResult,
-    inputs: Option<&Found>,
+    inputs: Option<(&Found, u8)>,
 ) -> Result<(), String> {
     let w = |p: &Path, s: &[u8]| {
         atomic_write(p, s).map_err(|e| format!("{}: cannot write: {e}", p.display()))
     };
     if let Some(p) = &c.json {
         let mut doc = report::json(command, options, &plan.peers, &plan.allowlist, r);
-        if let Some(f) = inputs {
+        if let Some((f, code)) = inputs {
             doc["inputs"] = f.json();
+            // The status counts the inputs that could not be read too.
+            doc["summary"]["exit"] = json!(code);
         }
         let mut s = serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?;
         s.push('\n');
@@ -549,15 +551,16 @@ fn finish(
         let _ = writeln!(out, "findings folder: {}", d.display());
     }
     let _ = out.flush();
-    if let Err(e) = write_reports(command, c, options, plan, &r, inputs) {
-        eprintln!("hsaco-conform {command}: {e}");
-        return 2;
-    }
-    match report::exit_code(&r) {
+    let code = match report::exit_code(&r) {
         // As `check`: new findings first, then inputs that could not be read.
         0 if inputs.is_some_and(|f| !f.not_read.is_empty()) => 2,
         code => code,
+    };
+    if let Err(e) = write_reports(command, c, options, plan, &r, inputs.map(|f| (f, code))) {
+        eprintln!("hsaco-conform {command}: {e}");
+        return 2;
     }
+    code
 }
 
 /// Runs `conform`; returns the exit status.

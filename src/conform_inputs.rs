@@ -127,16 +127,31 @@ fn offset_in(whole: &[u8], part: &[u8]) -> Option<u64> {
     (start <= whole.len() && part.len() <= whole.len() - start).then_some(start as u64)
 }
 
-/// The processor `data`'s `e_flags` name, or why there is none.
-fn processor(data: &[u8]) -> Result<&'static Target, String> {
+/// Why a code object is not compared.
+enum Unusable {
+    /// Its ELF header cannot be read (truncated, not ELF64): the oracle's
+    /// first finding.
+    Unreadable(String),
+    /// Its `e_flags` name no processor the oracle models.
+    NoTarget(String),
+}
+
+/// The processor `data`'s `e_flags` name, or why it is not compared.
+fn processor(data: &[u8]) -> Result<&'static Target, Unusable> {
     let mut sink = Sink::new();
-    let elf = Elf::parse(data, &mut sink).ok_or("not an ELF file the oracle reads")?;
+    let Some(elf) = Elf::parse(data, &mut sink) else {
+        let (found, _) = sink.into_parts();
+        return Err(Unusable::Unreadable(found.first().map_or_else(
+            || "not an ELF file the oracle reads".to_owned(),
+            |v| format!("{}: {}", v.rule.id, v.message),
+        )));
+    };
     elf.target.ok_or_else(|| {
-        format!(
+        Unusable::NoTarget(format!(
             "e_flags {:#x} names no processor the oracle models (EF_AMDGPU_MACH {:#04x})",
             elf.header.flags,
             elf.header.flags & 0xff
-        )
+        ))
     })
 }
 
@@ -198,7 +213,8 @@ pub fn scan(paths: &[PathBuf], keep: Option<&[&'static Target]>) -> Found {
                 })
             }
             Ok(_) => f.filtered += 1,
-            Err(why) => f.no_target.push(not_read(path, member, why)),
+            Err(Unusable::Unreadable(why)) => f.not_read.push(not_read(path, member, why)),
+            Err(Unusable::NoTarget(why)) => f.no_target.push(not_read(path, member, why)),
         };
         for m in &scan.members {
             let Some(start) = offset_in(&bytes, m.data) else {
