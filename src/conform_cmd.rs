@@ -76,6 +76,31 @@ every peer found on this machine (--peers):
                counted as new, never changing the exit status. A crash or
                hang on a mutant is an ordinary finding.
 
+Your own code objects: `conform INPUT...` compares code objects you name
+instead of generated ones. INPUTs are read as `check` reads them: code
+objects (.hsaco, .co, .o), offload bundles (compressed or not), host
+binaries and libraries with a .hip_fatbin section or embedded images, and
+directories, searched recursively (each file once however many paths
+reach it; FIFOs and devices refused unopened). Each object is compared on
+the processor its e_flags name (--targets, if given, keeps only the
+objects of those processors) by every comparison that reads an existing
+object: descriptors (llvm-objdump-NN and llvm-objdump-NN+llvm-mc-NN of
+every installed LLVM), metadata (llvm-readobj-NN) and comgr-metadata.
+rebuild and mutants need the generator's source and model, smem-disasm
+and smem-encode draw instruction words (`diff words` takes your own): they
+are listed as not applicable. Findings name the file and the bundle entry
+(PATH [MEMBER]); their folder holds the object (FILE@MEMBER.hsaco) and the
+script that runs the peer alone on it; given objects are not reduced.
+Files in directories that hold no code object are skipped and counted;
+an input that cannot be read (a missing path, a FIFO, a named file that
+holds no code object, a truncated code object, a broken bundle) is named
+on its own line and makes the exit status 2 unless there are new findings
+(as for `check`); objects whose e_flags name no processor the oracle
+models are listed as not compared. With no code object to compare at all,
+the run stops at once (one line, exit 2). --out resumes only a run on the
+same inputs (paths, sizes, modification times). --seed, --count, --objects
+and --bench are for generated runs and are refused with INPUTs.
+
 Peers are those `hsaco-conform peers` lists (the same finder): every
 LLVM tool and libLLVM with the AMDGPU target on PATH, in /usr/lib/llvm-NN
 and the library folders (not those of a Rust toolchain or cargo target
@@ -141,10 +166,13 @@ Build with --release.
 Exit status: 0 no new finding (informational ones do not count), 1 new
 findings, 2 could not run (bad option, unknown processor, no peer found,
 a report or output folder that cannot be written, an output folder that
-is not this tool's or is in use).
+is not this tool's or is in use; with INPUTs, no code object to compare,
+or, without new findings, an input that could not be read).
 
 Examples:
   hsaco-conform conform
+  hsaco-conform conform build/kernels/ app.hipfb /opt/rocm/lib/librocfft.so --json objects.json
+  hsaco-conform conform --targets gfx90a --kinds descriptors --out found /opt/rocm/lib/rocblas/library
   hsaco-conform conform --targets gfx900,gfx1100 --count 100000 --peers libllvm-19,llvm-mc-19
   hsaco-conform conform --shard 0/4 --out findings --json conform.json --junit conform.xml
   hsaco-conform conform --kinds smem-encode --html report.html

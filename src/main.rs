@@ -201,7 +201,9 @@ enum Command {
     /// encodings against llvm-mc's assembler, generated code objects'
     /// descriptors, metadata and rebuilds against llvm-objdump,
     /// llvm-readobj, comgr, llvm-mc and ld.lld, and which peers accept
-    /// invalid objects; crashes and hangs survive as findings.
+    /// invalid objects; crashes and hangs survive as findings. With INPUT
+    /// paths, compares your own code objects, bundles, host binaries and
+    /// folders instead (`conform build/ lib.so x.hsaco`).
     ///
     /// With no options, runs a default batch of about a minute on 2 cores
     /// with whatever peers are present and prints the peer x comparison
