@@ -45,9 +45,15 @@ every peer found on this machine (--peers):
                -show-encoding and compared with the oracle's encoding
                (--count / 4 per processor).
   rebuild      generated valid code objects (--objects per processor):
-               their assembler text rebuilt by llvm-mc-NN (19; 14 for
-               code object V3) and ld.lld -shared must give the same
-               loaded image and the same oracle verdict.
+               their assembler text (LLVM 19's) rebuilt by every
+               llvm-mc-NN that knows the processor and the code object
+               version (V2-V3 before LLVM 19, V6 from LLVM 18; older
+               ones get the version as an option) and ld.lld -shared,
+               one peer per version, must give the same loaded image and
+               the same oracle verdict. What older assemblers refuse in
+               LLVM 19's text (directives and metadata kinds added later,
+               LLVM 19's SMEM offset spelling) counts as known by version
+               range (corpus/allowlist.toml, rebuild.*).
   descriptors  generated code objects (V3+), each kernel descriptor
                decoded by llvm-objdump-NN -D --disassemble-symbols=K.kd
                (every version that knows the processor) against the
