@@ -1168,6 +1168,18 @@ pub(super) fn run_on_object(
     bytes: &[u8],
     command: impl FnOnce(&Path) -> Command,
 ) -> Result<Ran, PeerResult> {
+    run_all_on_object(ctx, bytes, |f| vec![command(f)])
+}
+
+/// Runs the programs `commands(file)` makes, one after another, on `bytes`
+/// written once to a scratch file that is removed afterwards: their
+/// outputs joined (success only if each succeeded), or the first crash or
+/// hang.
+fn run_all_on_object(
+    ctx: &Ctx,
+    bytes: &[u8],
+    commands: impl FnOnce(&Path) -> Vec<Command>,
+) -> Result<Ran, PeerResult> {
     let f = scratch_file(ctx, "hsaco");
     if let Err(e) = std::fs::write(&f, bytes) {
         return Err(PeerResult::NotComparable(format!(
@@ -1175,27 +1187,67 @@ pub(super) fn run_on_object(
             f.display()
         )));
     }
-    let r = outcome(
-        isolate::run_tool(command(&f), b"", ctx.timeout),
-        ctx.timeout,
-    );
+    let mut all: Ran = (true, String::new(), String::new());
+    let mut r = Ok(());
+    for cmd in commands(&f) {
+        match outcome(isolate::run_tool(cmd, b"", ctx.timeout), ctx.timeout) {
+            Ok((ok, out, err)) => {
+                all.0 &= ok;
+                all.1.push_str(&out);
+                all.2.push_str(&err);
+            }
+            Err(p) => {
+                r = Err(p);
+                break;
+            }
+        }
+    }
     let _ = std::fs::remove_file(&f);
-    r
+    r.map(|()| all)
 }
 
-/// The command line of llvm-objdump (`name`) printing the kernel
-/// descriptors `syms` of `file`.
-fn objdump_argv(name: &str, syms: &[String], file: &str) -> Vec<String> {
-    vec![
-        name.to_owned(),
-        "-D".to_owned(),
-        format!("--disassemble-symbols={}", syms.join(",")),
-        file.to_owned(),
-    ]
+/// Bytes of kernel descriptor symbols one llvm-objdump command line names:
+/// a single argument may not exceed 128 KiB (Linux's MAX_ARG_STRLEN), and
+/// a library's code object can have thousands of kernels with long names.
+const KD_ARG_BYTES: usize = 100_000;
+
+/// `syms` cut into runs whose `--disassemble-symbols=` list stays within
+/// [`KD_ARG_BYTES`] (a symbol longer than that alone in its run).
+fn kd_batches(syms: &[String]) -> Vec<&[String]> {
+    let mut out = Vec::new();
+    let (mut start, mut len) = (0, 0);
+    for (k, s) in syms.iter().enumerate() {
+        if k > start && len + 1 + s.len() > KD_ARG_BYTES {
+            out.push(&syms[start..k]);
+            (start, len) = (k, 0);
+        }
+        len += s.len() + 1;
+    }
+    if start < syms.len() {
+        out.push(&syms[start..]);
+    }
+    out
+}
+
+/// The command lines of llvm-objdump (`name`) printing the kernel
+/// descriptors `syms` of `file`: one per [`kd_batches`] run.
+fn objdump_argvs(name: &str, syms: &[String], file: &str) -> Vec<Vec<String>> {
+    kd_batches(syms)
+        .into_iter()
+        .map(|b| {
+            vec![
+                name.to_owned(),
+                "-D".to_owned(),
+                format!("--disassemble-symbols={}", b.join(",")),
+                file.to_owned(),
+            ]
+        })
+        .collect()
 }
 
 /// Runs llvm-objdump (`exe`) on the kernel descriptors of `bytes`: their
-/// symbols and the run's [`outcome`].
+/// symbols and the run's [`outcome`] (the outputs of several runs joined,
+/// when the symbols do not fit one command line).
 fn objdump_descriptors(
     ctx: &Ctx,
     exe: &Path,
@@ -1207,11 +1259,15 @@ fn objdump_descriptors(
             "the object has no kernel descriptors".to_owned(),
         ));
     }
-    let run = run_on_object(ctx, bytes, |f| {
-        let argv = objdump_argv(&exe.display().to_string(), &syms, &f.to_string_lossy());
-        let mut cmd = Command::new(exe);
-        cmd.args(argv.get(1..).unwrap_or_default());
-        cmd
+    let run = run_all_on_object(ctx, bytes, |f| {
+        objdump_argvs(&exe.display().to_string(), &syms, &f.to_string_lossy())
+            .into_iter()
+            .map(|argv| {
+                let mut cmd = Command::new(exe);
+                cmd.args(argv.get(1..).unwrap_or_default());
+                cmd
+            })
+            .collect()
     })?;
     Ok((syms, run))
 }
@@ -1468,7 +1524,7 @@ impl Peer for ObjdumpPeer {
     }
     fn reproducer(&self, _comparison: &str, inputs: &[Input]) -> String {
         object_script(inputs, |syms, name| {
-            objdump_argv(&self.path.display().to_string(), syms, name)
+            objdump_argvs(&self.path.display().to_string(), syms, name)
         })
     }
     fn command(&self, _comparison: &str, _cpu: &str, file: &str) -> Option<Vec<String>> {
@@ -1772,14 +1828,19 @@ impl Peer for ReassemblePeer {
                 s.push(' ');
                 s.push_str(&shell_line(&[h]));
             }
-            s.push_str("; ");
-            s.push_str(&shell_line(&objdump_argv(
+            // One llvm-objdump run per batch of descriptor symbols, their
+            // output filtered together.
+            s.push_str("; { :");
+            for argv in objdump_argvs(
                 &self.objdump.display().to_string(),
                 &ObjdumpPeer::kd_symbols(bytes),
                 name,
-            )));
+            ) {
+                s.push_str("; ");
+                s.push_str(&shell_line(&argv));
+            }
             s.push_str(&format!(
-                " | sed -n '/^[[:space:]]*\\.amdhsa_kernel /,/^[[:space:]]*\\.end_amdhsa_kernel/p'; }} > {}\n",
+                "; }} | sed -n '/^[[:space:]]*\\.amdhsa_kernel /,/^[[:space:]]*\\.end_amdhsa_kernel/p'; }} > {}\n",
                 shell_line(std::slice::from_ref(&src))
             ));
             let mut mc = vec![self.mc.display().to_string()];
@@ -2138,7 +2199,7 @@ fn compare_reassembly(target: &Target, bytes: &[u8], r: &Value, version: u32) ->
 /// already holds it) and runs the peer's command on it.
 pub(super) fn object_script(
     inputs: &[Input],
-    argv: impl Fn(&[String], &str) -> Vec<String>,
+    argvs: impl Fn(&[String], &str) -> Vec<Vec<String>>,
 ) -> String {
     let mut s = String::from(
         "#!/bin/sh\n# Shows the peer alone on the object (written here if missing).\n",
@@ -2152,8 +2213,10 @@ pub(super) fn object_script(
             "[ -f {q} ] || base64 -d > {q} <<'HSACO_EOF'\n{}HSACO_EOF\n",
             base64(bytes)
         ));
-        s.push_str(&shell_line(&argv(&ObjdumpPeer::kd_symbols(bytes), name)));
-        s.push('\n');
+        for argv in argvs(&ObjdumpPeer::kd_symbols(bytes), name) {
+            s.push_str(&shell_line(&argv));
+            s.push('\n');
+        }
     }
     s
 }
@@ -2309,6 +2372,24 @@ mod tests {
         let one = case_of("descriptors.gfx1010.1.0.0.d0.hsaco").expect("case");
         assert_eq!(one.object.kernels.len(), 1);
         assert!(case_of("descriptors.gfx1010.1.0.0.d0_d0.hsaco").is_none());
+    }
+
+    #[test]
+    fn descriptor_symbols_are_cut_to_fit_a_command_line() {
+        let syms: Vec<String> = (0..3000)
+            .map(|k| format!("{}{k}.kd", "k".repeat(90)))
+            .collect();
+        let runs = kd_batches(&syms);
+        assert!(runs.len() > 1);
+        assert_eq!(runs.concat(), syms);
+        for r in &runs {
+            assert!(r.join(",").len() <= KD_ARG_BYTES);
+        }
+        let argvs = objdump_argvs("llvm-objdump-19", &syms, "x.hsaco");
+        assert_eq!(argvs.len(), runs.len());
+        assert!(kd_batches(&[]).is_empty());
+        let one = vec!["a.kd".to_owned()];
+        assert_eq!(kd_batches(&one), [&one[..]]);
     }
 
     #[test]
