@@ -205,7 +205,7 @@ enum Command {
     /// paths, compares your own code objects, bundles, host binaries and
     /// folders instead (`conform build/ lib.so x.hsaco`).
     ///
-    /// With no options, runs a default batch of about a minute on 2 cores
+    /// With no options, runs a default batch of about two minutes on 2 cores
     /// with whatever peers are present and prints the peer x comparison
     /// table. Exit status: 0 no new finding (informational findings do not
     /// count), 1 new findings, 2 could not run.
