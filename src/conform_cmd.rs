@@ -10,6 +10,7 @@ use hsaco_conform::conform::allowlist::Allowlist;
 use hsaco_conform::conform::comgr as ccomgr;
 use hsaco_conform::conform::engine::{self, Plan, Settings};
 use hsaco_conform::conform::findings::{self, Store};
+use hsaco_conform::conform::given::{GivenCmp, Inapplicable};
 use hsaco_conform::conform::mutants::{self, MutantsCmp};
 use hsaco_conform::conform::objects::{self, ObjectCmp};
 use hsaco_conform::conform::objects_meta;
@@ -23,6 +24,8 @@ use hsaco_conform::smem_diff::{self, DEFAULT_TARGETS};
 use hsaco_oracle::smem::SmemGen;
 use hsaco_oracle::targets::Target;
 use serde_json::json;
+
+use crate::conform_inputs::{self, Found};
 
 /// Words per processor of the default batch.
 pub const DEFAULT_COUNT: u64 = 131_072;
@@ -43,9 +46,15 @@ every peer found on this machine (--peers):
                -show-encoding and compared with the oracle's encoding
                (--count / 4 per processor).
   rebuild      generated valid code objects (--objects per processor):
-               their assembler text rebuilt by llvm-mc-NN (19; 14 for
-               code object V3) and ld.lld -shared must give the same
-               loaded image and the same oracle verdict.
+               their assembler text (LLVM 19's) rebuilt by every
+               llvm-mc-NN that knows the processor and the code object
+               version (V2-V3 before LLVM 19, V6 from LLVM 18; older
+               ones get the version as an option) and ld.lld -shared,
+               one peer per version, must give the same loaded image and
+               the same oracle verdict. What older assemblers refuse in
+               LLVM 19's text (directives and metadata kinds added later,
+               LLVM 19's SMEM offset spelling) counts as known by version
+               range (corpus/allowlist.toml, rebuild.*).
   descriptors  generated code objects (V3+), each kernel descriptor
                decoded by llvm-objdump-NN -D --disassemble-symbols=K.kd
                (every version that knows the processor) against the
@@ -73,6 +82,31 @@ every peer found on this machine (--peers):
                peer, version and rule): listed in every report, never
                counted as new, never changing the exit status. A crash or
                hang on a mutant is an ordinary finding.
+
+Your own code objects: `conform INPUT...` compares code objects you name
+instead of generated ones. INPUTs are read as `check` reads them: code
+objects (.hsaco, .co, .o), offload bundles (compressed or not), host
+binaries and libraries with a .hip_fatbin section or embedded images, and
+directories, searched recursively (each file once however many paths
+reach it; FIFOs and devices refused unopened). Each object is compared on
+the processor its e_flags name (--targets, if given, keeps only the
+objects of those processors) by every comparison that reads an existing
+object: descriptors (llvm-objdump-NN and llvm-objdump-NN+llvm-mc-NN of
+every installed LLVM), metadata (llvm-readobj-NN) and comgr-metadata.
+rebuild and mutants need the generator's source and model, smem-disasm
+and smem-encode draw instruction words (`diff words` takes your own): they
+are listed as not applicable. Findings name the file and the bundle entry
+(PATH [MEMBER]); their folder holds the object (FILE@MEMBER.hsaco) and the
+script that runs the peer alone on it; given objects are not reduced.
+Files in directories that hold no code object are skipped and counted;
+an input that cannot be read (a missing path, a FIFO, a named file that
+holds no code object, a truncated code object, a broken bundle) is named
+on its own line and makes the exit status 2 unless there are new findings
+(as for `check`); objects whose e_flags name no processor the oracle
+models are listed as not compared. With no code object to compare at all,
+the run stops at once (one line, exit 2). --out resumes only a run on the
+same inputs (paths, sizes, modification times). --seed, --count, --objects
+and --bench are for generated runs and are refused with INPUTs.
 
 Peers are those `hsaco-conform peers` lists (the same finder): every
 LLVM tool and libLLVM with the AMDGPU target on PATH, in /usr/lib/llvm-NN
@@ -139,10 +173,13 @@ Build with --release.
 Exit status: 0 no new finding (informational ones do not count), 1 new
 findings, 2 could not run (bad option, unknown processor, no peer found,
 a report or output folder that cannot be written, an output folder that
-is not this tool's or is in use).
+is not this tool's or is in use; with INPUTs, no code object to compare,
+or, without new findings, an input that could not be read).
 
 Examples:
   hsaco-conform conform
+  hsaco-conform conform build/kernels/ app.hipfb /opt/rocm/lib/librocfft.so --json objects.json
+  hsaco-conform conform --targets gfx90a --kinds descriptors --out found /opt/rocm/lib/rocblas/library
   hsaco-conform conform --targets gfx900,gfx1100 --count 100000 --peers libllvm-19,llvm-mc-19
   hsaco-conform conform --shard 0/4 --out findings --json conform.json --junit conform.xml
   hsaco-conform conform --kinds smem-encode --html report.html
@@ -267,11 +304,19 @@ pub struct Common {
 /// `hsaco-conform conform`.
 #[derive(Args, Debug)]
 pub struct ConformArgs {
-    /// Seed of the generated inputs (decimal or 0x-hex).
-    #[arg(long, default_value = "1", value_parser = parse_u64)]
-    pub seed: u64,
+    /// Code objects to compare instead of generated ones: files (code
+    /// objects, offload bundles, compressed bundles, host binaries with a
+    /// .hip_fatbin section) or directories, searched recursively, as
+    /// `check` reads them (see below).
+    #[arg(value_name = "INPUT")]
+    pub inputs: Vec<PathBuf>,
+    /// Seed of the generated inputs (decimal or 0x-hex; default 1). Not
+    /// with INPUTs.
+    #[arg(long, value_parser = parse_u64)]
+    pub seed: Option<u64>,
     /// SMEM words per processor (smem-encode takes a quarter as many
-    /// instructions). Default 131072 (200000 with --bench).
+    /// instructions). Default 131072 (200000 with --bench). Not with
+    /// INPUTs.
     #[arg(long)]
     pub count: Option<u64>,
     /// Comparisons, comma-separated: smem-disasm, smem-encode, rebuild,
@@ -280,17 +325,21 @@ pub struct ConformArgs {
     #[arg(long, value_delimiter = ',')]
     pub kinds: Vec<String>,
     /// Generated code objects per processor for each object comparison
-    /// (rebuild, descriptors, metadata, comgr-metadata, mutants).
-    #[arg(long, default_value = "4")]
-    pub objects: u64,
+    /// (rebuild, descriptors, metadata, comgr-metadata, mutants; default
+    /// 4). Not with INPUTs.
+    #[arg(long)]
+    pub objects: Option<u64>,
     /// Processors, comma-separated (default: gfx803, gfx900, gfx90a,
-    /// gfx1010, gfx1030, gfx1100, gfx1200).
+    /// gfx1010, gfx1030, gfx1100, gfx1200). With INPUTs: compare only the
+    /// objects of these processors (default: every object, each on the
+    /// processor its e_flags name).
     #[arg(long, value_delimiter = ',')]
     pub targets: Vec<String>,
     /// Run shard I of N (0-based): units whose number is I modulo N.
     #[arg(long, value_parser = parse_shard, value_name = "I/N")]
     pub shard: Option<(u64, u64)>,
     /// Measure comparisons per second per peer and libLLVM-19's own rate.
+    /// Not with INPUTs.
     #[arg(long)]
     pub bench: bool,
     #[command(flatten)]
@@ -460,12 +509,18 @@ fn write_reports(
     options: serde_json::Value,
     plan: &Plan,
     r: &engine::RunResult,
+    inputs: Option<(&Found, u8)>,
 ) -> Result<(), String> {
     let w = |p: &Path, s: &[u8]| {
         write_durable(p, s).map_err(|e| format!("{}: cannot write: {e}", p.display()))
     };
     if let Some(p) = &c.json {
-        let doc = report::json(command, options, &plan.peers, &plan.allowlist, r);
+        let mut doc = report::json(command, options, &plan.peers, &plan.allowlist, r);
+        if let Some((f, code)) = inputs {
+            doc["inputs"] = f.json();
+            // The status counts the inputs that could not be read too.
+            doc["summary"]["exit"] = json!(code);
+        }
         let mut s = serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?;
         s.push('\n');
         w(p, s.as_bytes())?;
@@ -513,6 +568,7 @@ fn finish(
     plan: &Plan,
     s: &Settings,
     store: Option<Store>,
+    inputs: Option<&Found>,
 ) -> u8 {
     let r = match engine::run_in(plan, s, store) {
         Ok(r) => r,
@@ -522,36 +578,204 @@ fn finish(
         }
     };
     let mut out = std::io::stdout().lock();
+    if let Some(f) = inputs {
+        let _ = out.write_all(f.text().as_bytes());
+    }
     let _ = out.write_all(report::text(&r, &plan.allowlist).as_bytes());
     if let Some(d) = &c.out {
         let _ = writeln!(out, "findings folder: {}", d.display());
     }
     let _ = out.flush();
-    if let Err(e) = write_reports(command, c, options, plan, &r) {
+    let code = match report::exit_code(&r) {
+        // As `check`: new findings first, then inputs that could not be read.
+        0 if inputs.is_some_and(|f| !f.not_read.is_empty()) => 2,
+        code => code,
+    };
+    if let Err(e) = write_reports(command, c, options, plan, &r, inputs.map(|f| (f, code))) {
         eprintln!("hsaco-conform {command}: {e}");
         return 2;
     }
-    report::exit_code(&r)
+    code
 }
 
 /// Runs `conform`; returns the exit status.
 pub fn run_conform(a: &ConformArgs) -> u8 {
     let planned = Named::parse_all(&a.common.peer).and_then(|named| {
+        // The inputs are scanned before the output folder is claimed, so
+        // that inputs without a code object leave nothing behind.
+        let found = if a.inputs.is_empty() {
+            None
+        } else {
+            Some(scan_inputs(a)?)
+        };
         let store = claim_outputs(&a.common, a.bench)?;
-        conform_plan(a, &named).map(|p| (p, store))
+        let plan = match &found {
+            Some(f) => inputs_plan(a, &named, f)?,
+            None => conform_plan(a, &named)?,
+        };
+        Ok((plan, store, found))
     });
     match planned {
-        Ok(((plan, options, settings), store)) => {
+        Ok(((plan, options, settings), store, found)) => {
             if a.bench {
                 return run_bench(a, &plan, &settings);
             }
-            finish("conform", &a.common, options, &plan, &settings, store)
+            finish(
+                "conform",
+                &a.common,
+                options,
+                &plan,
+                &settings,
+                store,
+                found.as_ref(),
+            )
         }
         Err(e) => {
             eprintln!("hsaco-conform conform: {e}");
             2
         }
     }
+}
+
+/// Seed of generated inputs when `--seed` is not given.
+const DEFAULT_SEED: u64 = 1;
+/// Generated objects per processor when `--objects` is not given.
+const DEFAULT_OBJECTS: u64 = 4;
+
+/// The code objects of `conform INPUT...` (options that only generated
+/// runs take are refused first); `Err` when none can be compared.
+fn scan_inputs(a: &ConformArgs) -> Result<Found, String> {
+    for (flag, given) in [
+        ("--seed", a.seed.is_some()),
+        ("--count", a.count.is_some()),
+        ("--objects", a.objects.is_some()),
+        ("--bench", a.bench),
+    ] {
+        if given {
+            return Err(format!(
+                "{flag} is for generated inputs, not for INPUT paths"
+            ));
+        }
+    }
+    let keep = if a.targets.iter().all(|t| t.trim().is_empty()) {
+        None
+    } else {
+        let mut v: Vec<&'static Target> = Vec::new();
+        for n in a.targets.iter().map(|s| s.trim()).filter(|s| !s.is_empty()) {
+            let t = hsaco_oracle::targets::by_name(n)
+                .ok_or_else(|| format!("--targets: unknown processor {n:?}"))?;
+            v.push(t);
+        }
+        Some(v)
+    };
+    let found = conform_inputs::scan(&a.inputs, keep.as_deref());
+    if found.objects.is_empty() {
+        let mut why = found.text();
+        why.pop();
+        return Err(format!(
+            "no code object to compare in the inputs ({})",
+            why.replace('\n', "; ")
+        ));
+    }
+    if !a.common.quiet {
+        eprintln!(
+            "conform: {} code objects in {} files",
+            found.objects.len(),
+            found.files
+        );
+    }
+    Ok(found)
+}
+
+/// The comparisons `--kinds` names (in the order given, each once), or
+/// every one when none is named.
+fn parse_kinds(a: &ConformArgs) -> Result<Vec<&'static str>, String> {
+    let mut kinds: Vec<&'static str> = Vec::new();
+    for k in a.kinds.iter().map(|s| s.trim()).filter(|s| !s.is_empty()) {
+        let Some(known) = KINDS.iter().find(|x| **x == k) else {
+            return Err(format!(
+                "--kinds: unknown comparison {k:?} (known: {})",
+                KINDS.join(", ")
+            ));
+        };
+        if !kinds.contains(known) {
+            kinds.push(known);
+        }
+    }
+    Ok(kinds)
+}
+
+/// Why a comparison does not apply to given objects, or `None` when it
+/// does.
+fn not_for_given(kind: &str) -> Option<&'static str> {
+    match kind {
+        objects::REBUILD => Some("a rebuild assembles the generator's assembler text, which a given object does not come with"),
+        mutants::MUTANTS => Some("mutants are made from the generator's model of an object"),
+        csmem::DISASM | csmem::ENCODE => Some("SMEM comparisons draw instruction words, not code objects (`diff words` takes words of your own)"),
+        _ => None,
+    }
+}
+
+/// The plan of `conform INPUT...`: the object comparisons that read an
+/// existing object, on the processors of the objects found.
+fn inputs_plan(
+    a: &ConformArgs,
+    named: &[Named],
+    found: &Found,
+) -> Result<(Plan, serde_json::Value, Settings), String> {
+    let mut kinds = parse_kinds(a)?;
+    let allowlist = load_allowlist(&a.common)?;
+    let peers = select_peers(&a.common.peers, named, true)?;
+    if kinds.is_empty() {
+        // By default, every comparison a selected peer takes part in (the
+        // ones that do not apply are listed as such).
+        kinds = KINDS.to_vec();
+        kinds.retain(|k| peers.iter().any(|p| p.comparisons().contains(k)));
+    }
+    if kinds.iter().all(|k| not_for_given(k).is_some()) {
+        return Err(format!(
+            "--kinds: none of {} applies to given objects (descriptors, metadata and comgr-metadata do)",
+            kinds.join(", ")
+        ));
+    }
+    let set = conform_inputs::given_set(found);
+    let comparisons: Vec<Box<dyn Comparison>> = kinds
+        .iter()
+        .map(|k| -> Box<dyn Comparison> {
+            match not_for_given(k) {
+                Some(why) => Box::new(Inapplicable::new(k, why)),
+                None => Box::new(GivenCmp::new(k, std::sync::Arc::clone(&set))),
+            }
+        })
+        .collect();
+    let tlist = set.targets();
+    let shard = a.shard.unwrap_or((0, 1));
+    let options = json!({
+        "inputs": a.inputs.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
+        "kinds": kinds,
+        "targets": tlist.iter().map(|t| t.name).collect::<Vec<_>>(),
+        "peers": peers.iter().map(|p| p.id().to_owned()).collect::<Vec<_>>(),
+        "named": named.iter().map(Named::spec).collect::<Vec<_>>(),
+        "shard": format!("{}/{}", shard.0, shard.1),
+        "timeout": a.common.timeout.as_secs_f64(),
+        "reduce": !a.common.no_reduce,
+    });
+    let key = json!({
+        "command": "conform",
+        "tool_version": env!("CARGO_PKG_VERSION"),
+        "options": options,
+        "inputs": found.digest,
+        "allowlist": allowlist.digest(),
+    });
+    let mut settings = settings(&a.common, "conform", key)?;
+    settings.shard = shard;
+    let plan = Plan {
+        comparisons,
+        targets: tlist,
+        peers,
+        allowlist,
+    };
+    Ok((plan, options, settings))
 }
 
 const KINDS: [&str; 7] = [
@@ -571,18 +795,9 @@ fn conform_plan(
     let count = a
         .count
         .unwrap_or(if a.bench { 200_000 } else { DEFAULT_COUNT });
-    let mut kinds: Vec<&str> = Vec::new();
-    for k in a.kinds.iter().map(|s| s.trim()).filter(|s| !s.is_empty()) {
-        let Some(known) = KINDS.iter().find(|x| **x == k) else {
-            return Err(format!(
-                "--kinds: unknown comparison {k:?} (known: {})",
-                KINDS.join(", ")
-            ));
-        };
-        if !kinds.contains(known) {
-            kinds.push(known);
-        }
-    }
+    let seed = a.seed.unwrap_or(DEFAULT_SEED);
+    let n_objects = a.objects.unwrap_or(DEFAULT_OBJECTS);
+    let mut kinds = parse_kinds(a)?;
     if kinds.is_empty() || a.bench {
         kinds = if a.bench {
             vec![csmem::DISASM]
@@ -627,21 +842,21 @@ fn conform_plan(
                 || *k == objects_meta::METADATA
                 || *k == ccomgr::COMGR_METADATA
             {
-                Box::new(ObjectCmp::new(k, a.seed, a.objects))
+                Box::new(ObjectCmp::new(k, seed, n_objects))
             } else if *k == mutants::MUTANTS {
-                Box::new(MutantsCmp::new(a.seed, a.objects))
+                Box::new(MutantsCmp::new(seed, n_objects))
             } else if *k == csmem::ENCODE {
-                Box::new(SmemEncode::generated(a.seed, count / 4))
+                Box::new(SmemEncode::generated(seed, count / 4))
             } else {
-                Box::new(SmemDisasm::generated(a.seed, count))
+                Box::new(SmemDisasm::generated(seed, count))
             }
         })
         .collect();
     let shard = a.shard.unwrap_or((0, 1));
     let options = json!({
-        "seed": a.seed,
+        "seed": seed,
         "count": count,
-        "objects": a.objects,
+        "objects": n_objects,
         "kinds": kinds,
         "targets": tlist.iter().map(|t| t.name).collect::<Vec<_>>(),
         "peers": peers.iter().map(|p| p.id().to_owned()).collect::<Vec<_>>(),
@@ -674,9 +889,15 @@ pub fn run_diff(cmd: &DiffCommand) -> u8 {
             let store = claim_outputs(&a.common, false)?;
             words_plan(a, &named).map(|p| (p, store))
         }) {
-            Ok(((plan, options, settings), store)) => {
-                finish("diff words", &a.common, options, &plan, &settings, store)
-            }
+            Ok(((plan, options, settings), store)) => finish(
+                "diff words",
+                &a.common,
+                options,
+                &plan,
+                &settings,
+                store,
+                None,
+            ),
             Err(e) => {
                 eprintln!("hsaco-conform diff words: {e}");
                 2
@@ -801,7 +1022,7 @@ fn run_bench(a: &ConformArgs, plan: &Plan, s: &Settings) -> u8 {
         "conform bench: smem-disasm on {} ({} words, seed {:#x}); one thread{}",
         target.name,
         words.len(),
-        a.seed,
+        a.seed.unwrap_or(DEFAULT_SEED),
         if cfg!(debug_assertions) {
             " (debug build: use --release for real figures)"
         } else {

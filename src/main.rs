@@ -5,6 +5,7 @@
 mod baseline;
 mod bench;
 mod conform_cmd;
+mod conform_inputs;
 mod coverage;
 mod explain;
 mod gen_cmd;
@@ -201,9 +202,11 @@ enum Command {
     /// encodings against llvm-mc's assembler, generated code objects'
     /// descriptors, metadata and rebuilds against llvm-objdump,
     /// llvm-readobj, comgr, llvm-mc and ld.lld, and which peers accept
-    /// invalid objects; crashes and hangs survive as findings.
+    /// invalid objects; crashes and hangs survive as findings. With INPUT
+    /// paths, compares your own code objects, bundles, host binaries and
+    /// folders instead (`conform build/ lib.so x.hsaco`).
     ///
-    /// With no options, runs a default batch of about a minute on 2 cores
+    /// With no options, runs a default batch of about two minutes on 2 cores
     /// with whatever peers are present and prints the peer x comparison
     /// table. Exit status: 0 no new finding (informational findings do not
     /// count), 1 new findings, 2 could not run.

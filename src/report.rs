@@ -948,7 +948,7 @@ impl Writer<'_> {
 /// or `None` if it is simply not a code object (skipped). A file named on
 /// the command line must hold one; a file found in a directory is named
 /// when its name or first bytes say it should be one.
-fn not_a_code_object(path: &Path, bytes: &[u8], explicit: bool) -> Option<String> {
+pub(crate) fn not_a_code_object(path: &Path, bytes: &[u8], explicit: bool) -> Option<String> {
     const ELF_MAGIC: &[u8] = b"\x7fELF";
     // An ELF64 header is 64 bytes; shorter, even e_machine may be missing.
     const ELF64_HEADER: usize = 64;

@@ -546,25 +546,15 @@ impl LlvmMc {
     }
 
     fn probe(&self, cpu: &str, assemble: bool) -> Result<(), String> {
-        let input: &[u8] = if assemble {
-            b"s_nop 0\n"
-        } else {
-            b"[0x00 0x00 0x80 0xbf]\n"
-        };
+        let input: &[u8] = if assemble { PROBE_ASM } else { PROBE_BYTES };
         let run = isolate::run_tool(
             self.command_for(cpu, assemble),
             input,
             Duration::from_secs(60),
         )
         .map_err(|e| format!("cannot run {}: {e}", self.path.display()))?;
-        if run.stderr.contains("is not a recognized processor") {
-            return Err(format!("LLVM {} does not know {cpu}", self.version));
-        }
-        if run.stderr.contains("not yet supported") {
-            return Err(format!(
-                "LLVM {} cannot disassemble for {cpu} (its disassembler starts at GFX8)",
-                self.version
-            ));
+        if let Some(why) = refusal(&run.stderr, self.version, cpu) {
+            return Err(why);
         }
         if run.timed_out {
             return Err(format!("{} hung on s_nop 0 for {cpu}", self.id));
@@ -717,6 +707,28 @@ fn parse_asm(stdout: &str, stderr: &str, n: usize) -> Option<Vec<Result<Vec<u8>,
         }
     }
     encodings.next().is_none().then_some(out)
+}
+
+/// What `llvm-mc` assembles to ask whether it knows a processor.
+pub(super) const PROBE_ASM: &[u8] = b"s_nop 0\n";
+/// What `llvm-mc --disassemble` reads to ask whether LLVM can disassemble
+/// for a processor (`s_nop 0`).
+pub(super) const PROBE_BYTES: &[u8] = b"[0x00 0x00 0x80 0xbf]\n";
+
+/// Why LLVM `version` cannot be compared on `cpu`, from the standard error
+/// of a probe: it does not know the processor, or its disassembler refuses
+/// the subtarget (LLVM disassembles GFX8 and later only; llvm-objdump
+/// stops with the same fatal error on such objects).
+pub(super) fn refusal(stderr: &str, version: u32, cpu: &str) -> Option<String> {
+    if stderr.contains("is not a recognized processor") {
+        return Some(format!("LLVM {version} does not know {cpu}"));
+    }
+    if stderr.contains("not yet supported") {
+        return Some(format!(
+            "LLVM {version} cannot disassemble for {cpu} (its disassembler starts at GFX8)"
+        ));
+    }
+    None
 }
 
 impl Peer for LlvmMc {

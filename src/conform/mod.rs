@@ -62,6 +62,7 @@ pub mod allowlist;
 pub mod comgr;
 pub mod engine;
 pub mod findings;
+pub mod given;
 pub mod isolate;
 pub mod llvm;
 pub mod mutants;

@@ -61,7 +61,7 @@ pub const REBUILD: &str = "rebuild";
 pub const DESCRIPTORS: &str = "descriptors";
 
 /// Objects per unit of work.
-const PER_CHUNK: u64 = 4;
+pub(crate) const PER_CHUNK: u64 = 4;
 /// Bytes of the seeded stream one case is drawn from.
 const CASE_BYTES: usize = 4096;
 
@@ -456,17 +456,32 @@ impl Comparison for ObjectCmp {
             return Err("a rebuild starts from a generated object".to_owned());
         };
         let case = case_of(name).ok_or_else(|| format!("{name} names no generated case"))?;
-        let want = match case.rebuild {
-            Rebuild::Llvm19 => 19,
-            Rebuild::Llvm14 => 14,
-            Rebuild::Unavailable => return Err("the case is not rebuildable".to_owned()),
-        };
-        if peer.version() != Some(want) {
-            return Err(format!("rebuilt by LLVM {want}"));
+        if case.rebuild == Rebuild::Unavailable {
+            return Err("the case is not rebuildable".to_owned());
         }
-        let args = emit::asm::llvm_mc_args(&case.object);
+        let version = peer
+            .version()
+            .ok_or("the assembler's LLVM version is unknown")?;
+        let cov = case.object.target.cov;
+        if let Some(why) = assembler_refuses(cov, version) {
+            return Err(why);
+        }
+        let mut args = emit::asm::llvm_mc_args(&case.object);
+        let mut text = case.asm.clone();
+        if cov >= targets::CodeObjectVersion::V4 && version < COV_DIRECTIVE_FROM {
+            // The generator writes LLVM 19's directive; older assemblers
+            // take the version as an option.
+            let directive = format!(".amdhsa_code_object_version {}", cov.number());
+            text = text
+                .lines()
+                .filter(|l| l.trim() != directive)
+                .flat_map(|l| [l, "\n"])
+                .collect();
+            let at = args.len().saturating_sub(1);
+            args.insert(at, format!("--amdhsa-code-object-version={}", cov.number()));
+        }
         Ok(Input::Asm {
-            text: format!("{ARGS_PREFIX}{}\n{}", args.join(" "), case.asm),
+            text: format!("{ARGS_PREFIX}{}\n{text}", args.join(" ")),
         })
     }
 
@@ -555,11 +570,29 @@ fn errors(bytes: &[u8]) -> BTreeSet<String> {
 
 fn compare_rebuild(gen: &[u8], value: &Value) -> Verdict {
     if let Some(e) = value.get("error").and_then(Value::as_str) {
-        let first = e.lines().find(|l| l.contains("error")).unwrap_or(e);
+        // `TOOL: standard error`: the first error, with the source line it
+        // quotes, names the finding (not the scratch file's position).
+        let (tool, err) = e.split_once(": ").unwrap_or(("LLVM", e));
+        let first = first_error(err);
+        let (reason, at) = first
+            .strip_prefix("error: ")
+            .unwrap_or(&first)
+            .split_once(" (at `")
+            .map_or((first.as_str(), ""), |(r, a)| {
+                (r, a.strip_suffix("`)").unwrap_or(a))
+            });
+        // A directive the assembler does not know names the finding too
+        // (each is its own problem; instruction operands are not).
+        let directive = at
+            .split_whitespace()
+            .next()
+            .filter(|d| d.starts_with('.') && reason.starts_with("unknown"))
+            .map(|d| format!(" ({d})"))
+            .unwrap_or_default();
         return differs(
-            format!("LLVM rejects the generator's assembler text: {first}"),
-            "rebuild: the assembler or linker rejects the text",
-            Vec::new(),
+            format!("LLVM rejects the generator's assembler text: {tool}: {first}"),
+            &format!("rebuild: the assembler or linker rejects the text: {reason}{directive}"),
+            rejection_tags(gen, &first),
         );
     }
     let Some(rebuilt) = value
@@ -629,6 +662,53 @@ fn compare_rebuild(gen: &[u8], value: &Value) -> Verdict {
     }
     Verdict::Same
 }
+
+/// Allowlist tags of a rejection of the generator's (LLVM 19's) text that
+/// the object itself explains: a metadata value kind older LLVM does not
+/// know, or LLVM 19's SMEM spelling of an SGPR offset plus an immediate.
+/// `first` is [`first_error`]'s line.
+fn rejection_tags(gen: &[u8], first: &str) -> Vec<String> {
+    let at = first
+        .split_once(" (at `")
+        .and_then(|(_, r)| r.strip_suffix("`)"))
+        .unwrap_or("");
+    let mut tags = Vec::new();
+    if first.starts_with("error: invalid HSA metadata") {
+        let kinds: BTreeSet<String> = check_object(gen)
+            .metadata
+            .iter()
+            .flat_map(|m| &m.kernels)
+            .flat_map(|k| &k.args)
+            .filter_map(|a| a.value_kind.clone())
+            .collect();
+        for k in NEWER_VALUE_KINDS {
+            if kinds.contains(*k) {
+                tags.push(format!("rebuild:value-kind:{k}"));
+            }
+        }
+    }
+    if (first.starts_with("error: invalid operand for instruction")
+        || first.starts_with("error: not a valid operand."))
+        && at.starts_with("s_")
+    {
+        // `s_load_dword s5, s[2:3], s7 offset:0x10`: the operand before
+        // `offset:` is a scalar register (s7, ttmp1, m0, vcc_lo, ...), not
+        // a number.
+        let sgpr_then_imm = at.split_once(" offset:").is_some_and(|(before, _)| {
+            before.rsplit(", ").next().is_some_and(|op| {
+                op.starts_with(|c: char| c.is_ascii_alphabetic()) && !op.contains('[')
+            })
+        });
+        if sgpr_then_imm {
+            tags.push("rebuild:smem-sgpr-and-immediate-offset".to_owned());
+        }
+    }
+    tags
+}
+
+/// Metadata argument value kinds the generator writes that some LLVM
+/// before 19 does not know (its assembler calls the metadata invalid).
+const NEWER_VALUE_KINDS: &[&str] = &["hidden_dynamic_lds_size"];
 
 // ------------------------------------------------------------ descriptors
 
@@ -980,23 +1060,41 @@ pub fn parse_objdump(out: &str) -> Map<String, Value> {
 // ------------------------------------------------------------------ peers
 
 /// Whether LLVM `version`'s assembler (`mc`, an `llvm-mc` of that version)
-/// knows `cpu` (cached per context); without one, every processor is
+/// knows `cpu`, and with `disassemble`, whether its disassembler takes the
+/// processor too (llvm-objdump stops with a fatal error on GFX6-GFX7
+/// objects); cached per context. Without an assembler, every processor is
 /// tried.
-fn knows(ctx: &Ctx, mc: Option<&Path>, version: u32, cpu: &str) -> Result<(), String> {
+fn knows(
+    ctx: &Ctx,
+    mc: Option<&Path>,
+    version: u32,
+    cpu: &str,
+    disassemble: bool,
+) -> Result<(), String> {
     let Some(mc) = mc else {
         return Ok(());
     };
-    ctx.cached_support(&format!("objects/{}/{cpu}", mc.display()), || {
+    let probe = |disassemble: bool| {
         let mut cmd = Command::new(mc);
         cmd.arg(format!("-triple={}", super::llvm::TRIPLE))
             .arg(format!("-mcpu={cpu}"));
-        let run = isolate::run_tool(cmd, b"s_nop 0\n", std::time::Duration::from_secs(60))
+        let input = if disassemble {
+            cmd.arg("--disassemble");
+            super::llvm::PROBE_BYTES
+        } else {
+            super::llvm::PROBE_ASM
+        };
+        let run = isolate::run_tool(cmd, input, std::time::Duration::from_secs(60))
             .map_err(|e| format!("cannot run {}: {e}", mc.display()))?;
-        if run.stderr.contains("is not a recognized processor") {
-            return Err(format!("LLVM {version} does not know {cpu}"));
-        }
-        Ok(())
-    })
+        super::llvm::refusal(&run.stderr, version, cpu).map_or(Ok(()), Err)
+    };
+    ctx.cached_support(&format!("objects/{}/{cpu}", mc.display()), || probe(false))?;
+    if disassemble {
+        ctx.cached_support(&format!("objects-disasm/{}/{cpu}", mc.display()), || {
+            probe(true)
+        })?;
+    }
+    Ok(())
 }
 
 /// Base64 (RFC 4648, with padding, 76-column lines), for objects embedded
@@ -1070,6 +1168,18 @@ pub(super) fn run_on_object(
     bytes: &[u8],
     command: impl FnOnce(&Path) -> Command,
 ) -> Result<Ran, PeerResult> {
+    run_all_on_object(ctx, bytes, |f| vec![command(f)])
+}
+
+/// Runs the programs `commands(file)` makes, one after another, on `bytes`
+/// written once to a scratch file that is removed afterwards: their
+/// outputs joined (success only if each succeeded), or the first crash or
+/// hang.
+fn run_all_on_object(
+    ctx: &Ctx,
+    bytes: &[u8],
+    commands: impl FnOnce(&Path) -> Vec<Command>,
+) -> Result<Ran, PeerResult> {
     let f = scratch_file(ctx, "hsaco");
     if let Err(e) = std::fs::write(&f, bytes) {
         return Err(PeerResult::NotComparable(format!(
@@ -1077,27 +1187,67 @@ pub(super) fn run_on_object(
             f.display()
         )));
     }
-    let r = outcome(
-        isolate::run_tool(command(&f), b"", ctx.timeout),
-        ctx.timeout,
-    );
+    let mut all: Ran = (true, String::new(), String::new());
+    let mut r = Ok(());
+    for cmd in commands(&f) {
+        match outcome(isolate::run_tool(cmd, b"", ctx.timeout), ctx.timeout) {
+            Ok((ok, out, err)) => {
+                all.0 &= ok;
+                all.1.push_str(&out);
+                all.2.push_str(&err);
+            }
+            Err(p) => {
+                r = Err(p);
+                break;
+            }
+        }
+    }
     let _ = std::fs::remove_file(&f);
-    r
+    r.map(|()| all)
 }
 
-/// The command line of llvm-objdump (`name`) printing the kernel
-/// descriptors `syms` of `file`.
-fn objdump_argv(name: &str, syms: &[String], file: &str) -> Vec<String> {
-    vec![
-        name.to_owned(),
-        "-D".to_owned(),
-        format!("--disassemble-symbols={}", syms.join(",")),
-        file.to_owned(),
-    ]
+/// Bytes of kernel descriptor symbols one llvm-objdump command line names:
+/// a single argument may not exceed 128 KiB (Linux's MAX_ARG_STRLEN), and
+/// a library's code object can have thousands of kernels with long names.
+const KD_ARG_BYTES: usize = 100_000;
+
+/// `syms` cut into runs whose `--disassemble-symbols=` list stays within
+/// [`KD_ARG_BYTES`] (a symbol longer than that alone in its run).
+fn kd_batches(syms: &[String]) -> Vec<&[String]> {
+    let mut out = Vec::new();
+    let (mut start, mut len) = (0, 0);
+    for (k, s) in syms.iter().enumerate() {
+        if k > start && len + 1 + s.len() > KD_ARG_BYTES {
+            out.push(&syms[start..k]);
+            (start, len) = (k, 0);
+        }
+        len += s.len() + 1;
+    }
+    if start < syms.len() {
+        out.push(&syms[start..]);
+    }
+    out
+}
+
+/// The command lines of llvm-objdump (`name`) printing the kernel
+/// descriptors `syms` of `file`: one per [`kd_batches`] run.
+fn objdump_argvs(name: &str, syms: &[String], file: &str) -> Vec<Vec<String>> {
+    kd_batches(syms)
+        .into_iter()
+        .map(|b| {
+            vec![
+                name.to_owned(),
+                "-D".to_owned(),
+                format!("--disassemble-symbols={}", b.join(",")),
+                file.to_owned(),
+            ]
+        })
+        .collect()
 }
 
 /// Runs llvm-objdump (`exe`) on the kernel descriptors of `bytes`: their
-/// symbols and the run's [`outcome`].
+/// symbols and the run's [`outcome`] (the outputs of several runs joined,
+/// when the symbols do not fit one command line).
 fn objdump_descriptors(
     ctx: &Ctx,
     exe: &Path,
@@ -1109,11 +1259,15 @@ fn objdump_descriptors(
             "the object has no kernel descriptors".to_owned(),
         ));
     }
-    let run = run_on_object(ctx, bytes, |f| {
-        let argv = objdump_argv(&exe.display().to_string(), &syms, &f.to_string_lossy());
-        let mut cmd = Command::new(exe);
-        cmd.args(argv.get(1..).unwrap_or_default());
-        cmd
+    let run = run_all_on_object(ctx, bytes, |f| {
+        objdump_argvs(&exe.display().to_string(), &syms, &f.to_string_lossy())
+            .into_iter()
+            .map(|argv| {
+                let mut cmd = Command::new(exe);
+                cmd.args(argv.get(1..).unwrap_or_default());
+                cmd
+            })
+            .collect()
     })?;
     Ok((syms, run))
 }
@@ -1204,7 +1358,7 @@ impl Peer for RebuildPeer {
         if comparison != REBUILD {
             return Err(format!("{} does not take part in {comparison}", self.id));
         }
-        knows(ctx, Some(&self.mc), self.version, cpu)
+        knows(ctx, Some(&self.mc), self.version, cpu, false)
     }
     fn run(
         &self,
@@ -1345,7 +1499,7 @@ impl Peer for ObjdumpPeer {
         if !OBJDUMP_COMPARISONS.contains(&comparison) {
             return Err(format!("{} does not take part in {comparison}", self.id));
         }
-        knows(ctx, self.mc.as_deref(), self.version, cpu)
+        knows(ctx, self.mc.as_deref(), self.version, cpu, true)
     }
     fn run(
         &self,
@@ -1370,7 +1524,7 @@ impl Peer for ObjdumpPeer {
     }
     fn reproducer(&self, _comparison: &str, inputs: &[Input]) -> String {
         object_script(inputs, |syms, name| {
-            objdump_argv(&self.path.display().to_string(), syms, name)
+            objdump_argvs(&self.path.display().to_string(), syms, name)
         })
     }
     fn command(&self, _comparison: &str, _cpu: &str, file: &str) -> Option<Vec<String>> {
@@ -1405,6 +1559,22 @@ pub fn directive_blocks(out: &str) -> Vec<(String, String)> {
     blocks
 }
 
+/// The first LLVM whose assembler is given the code object version by the
+/// `.amdhsa_code_object_version` directive (the generator writes it);
+/// older ones take the `--amdhsa-code-object-version` option.
+const COV_DIRECTIVE_FROM: u32 = 19;
+
+/// Why LLVM `version`'s assembler cannot write code object version `cov`,
+/// if it cannot: both abort ("LLVM ERROR: Unsupported AMDHSA Code Object
+/// Version"), llvm-mc-19 on V3, llvm-mc-14 on V6 (added in LLVM 18); and
+/// llvm-mc-19 and -22 no longer know V2's `.hsa_code_object_version`
+/// ("unknown directive"; 17 and 18 were not at hand to check).
+fn assembler_refuses(cov: targets::CodeObjectVersion, version: u32) -> Option<String> {
+    ((cov <= targets::CodeObjectVersion::V3 && version >= 19)
+        || (cov >= targets::CodeObjectVersion::V6 && version < 18))
+        .then(|| format!("LLVM {version} cannot assemble code object {cov:?}"))
+}
+
 /// How LLVM `version`'s assembler must be told about an object: the
 /// `.amdgcn_target` string, the `-mcpu`/`-mattr` arguments and the code
 /// object version (a directive from LLVM 19 on; LLVM 14 knows only the
@@ -1424,14 +1594,8 @@ fn asm_target(bytes: &[u8], version: u32) -> Result<AsmTarget, String> {
         .ok_or("not a code object V3+")?;
     let id = targets::TargetId::from_e_flags(header.flags, cov)
         .map_err(|e| format!("no target ID in e_flags: {e:?}"))?;
-    // Both abort ("LLVM ERROR: Unsupported AMDHSA Code Object Version"):
-    // llvm-mc-19 on V3, llvm-mc-14 on V6 (added in LLVM 18).
-    if (cov == targets::CodeObjectVersion::V3 && version >= 19)
-        || (cov >= targets::CodeObjectVersion::V6 && version < 18)
-    {
-        return Err(format!(
-            "LLVM {version} cannot assemble code object {cov:?}"
-        ));
+    if let Some(why) = assembler_refuses(cov, version) {
+        return Err(why);
     }
     let target_id = if cov == targets::CodeObjectVersion::V3 {
         format!("{}{}", targets::TRIPLE_PREFIX, id.to_v3_string())
@@ -1453,7 +1617,7 @@ fn asm_target(bytes: &[u8], version: u32) -> Result<AsmTarget, String> {
     if !mattr.is_empty() {
         args.push(format!("-mattr={}", mattr.join(",")));
     }
-    let directive = if version >= 19 {
+    let directive = if version >= COV_DIRECTIVE_FROM {
         Some(format!(".amdhsa_code_object_version {}", cov.number()))
     } else {
         args.push(format!("--amdhsa-code-object-version={}", cov.number()));
@@ -1620,7 +1784,7 @@ impl Peer for ReassemblePeer {
         if comparison != DESCRIPTORS {
             return Err(format!("{} does not take part in {comparison}", self.id));
         }
-        knows(ctx, Some(&self.mc), self.version, cpu)
+        knows(ctx, Some(&self.mc), self.version, cpu, true)
     }
     fn run(
         &self,
@@ -1664,14 +1828,19 @@ impl Peer for ReassemblePeer {
                 s.push(' ');
                 s.push_str(&shell_line(&[h]));
             }
-            s.push_str("; ");
-            s.push_str(&shell_line(&objdump_argv(
+            // One llvm-objdump run per batch of descriptor symbols, their
+            // output filtered together.
+            s.push_str("; { :");
+            for argv in objdump_argvs(
                 &self.objdump.display().to_string(),
                 &ObjdumpPeer::kd_symbols(bytes),
                 name,
-            )));
+            ) {
+                s.push_str("; ");
+                s.push_str(&shell_line(&argv));
+            }
             s.push_str(&format!(
-                " | sed -n '/^[[:space:]]*\\.amdhsa_kernel /,/^[[:space:]]*\\.end_amdhsa_kernel/p'; }} > {}\n",
+                "; }} | sed -n '/^[[:space:]]*\\.amdhsa_kernel /,/^[[:space:]]*\\.end_amdhsa_kernel/p'; }} > {}\n",
                 shell_line(std::slice::from_ref(&src))
             ));
             let mut mc = vec![self.mc.display().to_string()];
@@ -2030,7 +2199,7 @@ fn compare_reassembly(target: &Target, bytes: &[u8], r: &Value, version: u32) ->
 /// already holds it) and runs the peer's command on it.
 pub(super) fn object_script(
     inputs: &[Input],
-    argv: impl Fn(&[String], &str) -> Vec<String>,
+    argvs: impl Fn(&[String], &str) -> Vec<Vec<String>>,
 ) -> String {
     let mut s = String::from(
         "#!/bin/sh\n# Shows the peer alone on the object (written here if missing).\n",
@@ -2044,8 +2213,10 @@ pub(super) fn object_script(
             "[ -f {q} ] || base64 -d > {q} <<'HSACO_EOF'\n{}HSACO_EOF\n",
             base64(bytes)
         ));
-        s.push_str(&shell_line(&argv(&ObjdumpPeer::kd_symbols(bytes), name)));
-        s.push('\n');
+        for argv in argvs(&ObjdumpPeer::kd_symbols(bytes), name) {
+            s.push_str(&shell_line(&argv));
+            s.push('\n');
+        }
     }
     s
 }
@@ -2201,6 +2372,24 @@ mod tests {
         let one = case_of("descriptors.gfx1010.1.0.0.d0.hsaco").expect("case");
         assert_eq!(one.object.kernels.len(), 1);
         assert!(case_of("descriptors.gfx1010.1.0.0.d0_d0.hsaco").is_none());
+    }
+
+    #[test]
+    fn descriptor_symbols_are_cut_to_fit_a_command_line() {
+        let syms: Vec<String> = (0..3000)
+            .map(|k| format!("{}{k}.kd", "k".repeat(90)))
+            .collect();
+        let runs = kd_batches(&syms);
+        assert!(runs.len() > 1);
+        assert_eq!(runs.concat(), syms);
+        for r in &runs {
+            assert!(r.join(",").len() <= KD_ARG_BYTES);
+        }
+        let argvs = objdump_argvs("llvm-objdump-19", &syms, "x.hsaco");
+        assert_eq!(argvs.len(), runs.len());
+        assert!(kd_batches(&[]).is_empty());
+        let one = vec!["a.kd".to_owned()];
+        assert_eq!(kd_batches(&one), [&one[..]]);
     }
 
     #[test]

@@ -439,11 +439,11 @@ impl Peer for ReadobjPeer {
     }
     fn reproducer(&self, _comparison: &str, inputs: &[Input]) -> String {
         object_script(inputs, |_, name| {
-            vec![
+            vec![vec![
                 self.path.display().to_string(),
                 "--notes".to_owned(),
                 name.to_owned(),
-            ]
+            ]]
         })
     }
     fn command(&self, _comparison: &str, _cpu: &str, file: &str) -> Option<Vec<String>> {

@@ -227,8 +227,17 @@ pub fn text(r: &RunResult, allowlist: &Allowlist) -> String {
             let _ = writeln!(s, "  not comparable: {c} {p}: {why} ({n})");
         }
     }
+    // One line per comparison and reason, naming its processors (a
+    // comparison that does not apply to given objects skips them all).
+    let mut skipped: Vec<(&str, &str, Vec<&str>)> = Vec::new();
     for (c, t, why) in &r.skipped {
-        let _ = writeln!(s, "  skipped: {c} on {t}: {why}");
+        match skipped.iter_mut().find(|(c2, w2, _)| c2 == c && w2 == why) {
+            Some(e) => e.2.push(t),
+            None => skipped.push((c, why, vec![t])),
+        }
+    }
+    for (c, why, ts) in skipped {
+        let _ = writeln!(s, "  skipped: {c} on {}: {why}", ts.join(", "));
     }
     let hits: Vec<(&String, &u64)> = r.known.iter().filter(|(_, n)| **n > 0).collect();
     if !hits.is_empty() {
