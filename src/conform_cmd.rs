@@ -588,7 +588,7 @@ fn finish(
     let _ = out.flush();
     let code = match report::exit_code(&r) {
         // As `check`: new findings first, then inputs that could not be read.
-        0 if inputs.is_some_and(|f| !f.not_read.is_empty()) => 2,
+        0 if inputs.is_some_and(Found::incomplete) => 2,
         code => code,
     };
     if let Err(e) = write_reports(command, c, options, plan, &r, inputs.map(|f| (f, code))) {

@@ -52,6 +52,9 @@ pub struct Found {
     /// inode) and place: the resume key, so that `--out` resumes only the
     /// same inputs.
     pub digest: String,
+    /// The objects as the comparisons read them ([`given_set`]), which
+    /// also records those that could not be read again during the run.
+    given: std::sync::OnceLock<Arc<GivenSet>>,
 }
 
 impl Found {
@@ -74,8 +77,24 @@ impl Found {
             "duplicates": self.duplicates,
             "filtered": self.filtered,
             "not_read": list(&self.not_read),
+            "not_read_during_run": self
+                .unread()
+                .iter()
+                .map(|(what, why)| json!({"input": what, "reason": why}))
+                .collect::<Vec<_>>(),
             "no_target": list(&self.no_target),
         })
+    }
+
+    /// Objects that could not be read again when their batch ran.
+    pub fn unread(&self) -> Vec<(String, String)> {
+        self.given.get().map_or_else(Vec::new, |g| g.unread())
+    }
+
+    /// True when some input could not be read, at the scan or during the
+    /// run (exit status 2 unless there are new findings, as `check`).
+    pub fn incomplete(&self) -> bool {
+        !self.not_read.is_empty() || !self.unread().is_empty()
     }
 
     /// The lines the text report starts with: each input not read or not
@@ -84,6 +103,11 @@ impl Found {
         let mut s = String::new();
         for n in &self.not_read {
             s.push_str(&format!("{}: could not read: {}\n", n.what, n.reason));
+        }
+        for (what, why) in self.unread() {
+            s.push_str(&format!(
+                "{what}: could not read again during the run: {why}\n"
+            ));
         }
         for n in &self.no_target {
             s.push_str(&format!("{}: not compared: {}\n", n.what, n.reason));
@@ -172,6 +196,7 @@ pub fn scan(paths: &[PathBuf], keep: Option<&[&'static Target]>) -> Found {
         no_target: Vec::new(),
         filtered: 0,
         digest: String::new(),
+        given: std::sync::OnceLock::new(),
     };
     let mut fingerprint = String::new();
     for inp in &inputs.files {
@@ -336,8 +361,52 @@ impl Loader for FileLoader {
 
 /// The set of `found`'s objects, read by a [`FileLoader`].
 pub fn given_set(found: &Found) -> Arc<GivenSet> {
-    Arc::new(GivenSet::new(
-        found.objects.clone(),
-        Box::new(FileLoader::default()),
-    ))
+    Arc::clone(found.given.get_or_init(|| {
+        Arc::new(GivenSet::new(
+            found.objects.clone(),
+            Box::new(FileLoader::default()),
+        ))
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hsaco_conform::conform::given::GivenCmp;
+    use hsaco_conform::conform::Comparison;
+
+    /// A file that goes away between the scan and its batch is reported
+    /// with the reason (and makes the run incomplete), never dropped.
+    #[test]
+    fn an_object_that_cannot_be_read_again_is_reported() {
+        let d = tempfile::tempdir().expect("temporary folder");
+        let src = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("corpus/seeds/comgr_metadata/clang19-gfx900-v4-args.hsaco");
+        let p = d.path().join("k.hsaco");
+        std::fs::copy(&src, &p).expect("copy a real code object");
+        let found = scan(&[p.clone()], None);
+        assert_eq!(found.objects.len(), 1);
+        assert!(!found.incomplete());
+        let set = given_set(&found);
+        let cmp = GivenCmp::new("descriptors", Arc::clone(&set));
+        let t = set.targets()[0];
+        std::fs::remove_file(&p).expect("remove");
+        assert!(cmp.inputs(t, 0).is_empty());
+        let unread = found.unread();
+        assert_eq!(unread.len(), 1, "{unread:?}");
+        assert_eq!(unread[0].0, p.display().to_string());
+        assert!(found.incomplete());
+        let text = found.text();
+        assert!(
+            text.contains(&format!(
+                "{}: could not read again during the run: ",
+                p.display()
+            )),
+            "{text}"
+        );
+        assert_eq!(
+            found.json()["not_read_during_run"][0]["input"],
+            p.display().to_string()
+        );
+    }
 }

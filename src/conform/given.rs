@@ -130,6 +130,9 @@ pub struct GivenSet {
     objects: Vec<GivenObject>,
     by_target: BTreeMap<&'static str, Vec<usize>>,
     loader: Box<dyn Loader>,
+    /// Objects that could not be read again when their batch ran, with the
+    /// reason (reported, never dropped silently).
+    unread: std::sync::Mutex<BTreeMap<usize, String>>,
 }
 
 impl GivenSet {
@@ -143,7 +146,19 @@ impl GivenSet {
             objects,
             by_target,
             loader,
+            unread: std::sync::Mutex::new(BTreeMap::new()),
         }
+    }
+
+    /// Objects the scan found that could not be read again when their
+    /// batch ran (the file changed or went away): origin and reason, in
+    /// the order found.
+    pub fn unread(&self) -> Vec<(String, String)> {
+        let unread = self.unread.lock().unwrap_or_else(|e| e.into_inner());
+        unread
+            .iter()
+            .filter_map(|(k, why)| Some((self.objects.get(*k)?.origin(), why.clone())))
+            .collect()
     }
 
     /// Every object, in the order found.
@@ -234,8 +249,13 @@ impl Comparison for GivenCmp {
                     name: o.file_name(),
                     bytes,
                 }),
-                Err(_) => {
+                Err(why) => {
                     self.failed().insert(k);
+                    self.set
+                        .unread
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .insert(k, why);
                 }
             }
         }
