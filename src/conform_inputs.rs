@@ -384,7 +384,7 @@ mod tests {
             .join("corpus/seeds/comgr_metadata/clang19-gfx900-v4-args.hsaco");
         let p = d.path().join("k.hsaco");
         std::fs::copy(&src, &p).expect("copy a real code object");
-        let found = scan(&[p.clone()], None);
+        let found = scan(std::slice::from_ref(&p), None);
         assert_eq!(found.objects.len(), 1);
         assert!(!found.incomplete());
         let set = given_set(&found);
