@@ -264,51 +264,93 @@ impl DescriptorSpec {
     /// The 64 bytes as `llvm-mc` writes them, with the given
     /// kernel_code_entry_byte_offset.
     pub fn encode(&self, tc: &TargetChoice, entry_offset: i64) -> KernelDescriptor {
+        use hsaco_oracle::layout::{self as l, BitField};
         let t = tc.target();
-        let gen = t.generation;
-        let b = |v: bool, at: u32| u32::from(v) << at;
-        let mut r1 = self.granulated_vgpr_count(t)
-            | self.granulated_sgpr_count(tc) << 6
-            | u32::from(self.float_round_mode_32 & 3) << 12
-            | u32::from(self.float_round_mode_16_64 & 3) << 14
-            | u32::from(self.float_denorm_mode_32 & 3) << 16
-            | u32::from(self.float_denorm_mode_16_64 & 3) << 18;
-        if gen <= Generation::Gfx11 {
-            r1 |= b(self.dx10_clamp, 21) | b(self.ieee_mode, 23);
-        } else {
-            r1 |= b(self.round_robin_scheduling, 21) | b(self.disable_perf, 23);
-        }
-        if gen >= Generation::Gfx9 {
-            r1 |= b(self.fp16_overflow, 26);
-        }
-        if gen >= Generation::Gfx10 {
-            r1 |= b(self.workgroup_processor_mode, 29)
-                | b(self.memory_ordered, 30)
-                | b(self.forward_progress, 31);
-        }
-        let mut r2 = self.enables.rsrc2(t) | u32::from(self.exceptions & 0x7f) << 24;
-        if gen >= Generation::Gfx12 {
-            r2 |= b(self.wgp_takeover, 31);
-        }
-        let r3 = if t.accum_offset {
-            (u32::from(self.accum_offset.max(4)) / 4 - 1) & 0x3f | b(self.tg_split, 16)
-        } else {
-            match gen {
-                Generation::Gfx10 => u32::from(self.shared_vgpr_count & 0xf),
-                Generation::Gfx11 => {
-                    u32::from(self.shared_vgpr_count & 0xf)
-                        | u32::from(self.inst_pref_size & 0x3f) << 4
-                        | b(self.trap_on_start, 10)
-                        | b(self.trap_on_end, 11)
-                        | b(self.image_op, 31)
-                }
-                Generation::Gfx12 => {
-                    u32::from(self.inst_pref_size) << 4 | b(self.glg_en, 13) | b(self.image_op, 31)
-                }
-                _ => 0,
+        // Each field where the oracle's layout table puts it, and only on
+        // the targets that define it.
+        let put = |word: &mut u32, f: &BitField, v: u32| {
+            if (f.defined)(t) {
+                *word = f.set(*word, v);
             }
         };
-        let props = self.enables.properties(t) | u16::from(self.uses_dynamic_stack) << 11;
+        let b = u32::from;
+        let mut r1 = 0;
+        put(
+            &mut r1,
+            &l::GRANULATED_WORKITEM_VGPR_COUNT,
+            self.granulated_vgpr_count(t),
+        );
+        put(
+            &mut r1,
+            &l::GRANULATED_WAVEFRONT_SGPR_COUNT,
+            self.granulated_sgpr_count(tc),
+        );
+        put(
+            &mut r1,
+            &l::FLOAT_ROUND_MODE_32,
+            self.float_round_mode_32.into(),
+        );
+        put(
+            &mut r1,
+            &l::FLOAT_ROUND_MODE_16_64,
+            self.float_round_mode_16_64.into(),
+        );
+        put(
+            &mut r1,
+            &l::FLOAT_DENORM_MODE_32,
+            self.float_denorm_mode_32.into(),
+        );
+        put(
+            &mut r1,
+            &l::FLOAT_DENORM_MODE_16_64,
+            self.float_denorm_mode_16_64.into(),
+        );
+        put(&mut r1, &l::ENABLE_DX10_CLAMP, b(self.dx10_clamp));
+        put(&mut r1, &l::ENABLE_IEEE_MODE, b(self.ieee_mode));
+        put(&mut r1, &l::ENABLE_WG_RR_EN, b(self.round_robin_scheduling));
+        put(&mut r1, &l::DISABLE_PERF, b(self.disable_perf));
+        put(&mut r1, &l::FP16_OVFL, b(self.fp16_overflow));
+        put(&mut r1, &l::WGP_MODE, b(self.workgroup_processor_mode));
+        put(&mut r1, &l::MEM_ORDERED, b(self.memory_ordered));
+        put(&mut r1, &l::FWD_PROGRESS, b(self.forward_progress));
+        let mut r2 = self.enables.rsrc2(t);
+        for (k, f) in l::EXCEPTIONS.iter().enumerate() {
+            put(&mut r2, f, u32::from(self.exceptions >> k & 1));
+        }
+        put(&mut r2, &l::WGP_TAKEOVER, b(self.wgp_takeover));
+        let mut r3 = 0;
+        put(
+            &mut r3,
+            &l::ACCUM_OFFSET,
+            u32::from(self.accum_offset.max(4)) / 4 - 1,
+        );
+        put(&mut r3, &l::TG_SPLIT, b(self.tg_split));
+        put(
+            &mut r3,
+            &l::SHARED_VGPR_COUNT,
+            self.shared_vgpr_count.into(),
+        );
+        put(
+            &mut r3,
+            &l::INST_PREF_SIZE_GFX11,
+            self.inst_pref_size.into(),
+        );
+        put(
+            &mut r3,
+            &l::INST_PREF_SIZE_GFX12,
+            self.inst_pref_size.into(),
+        );
+        put(&mut r3, &l::TRAP_ON_START, b(self.trap_on_start));
+        put(&mut r3, &l::TRAP_ON_END, b(self.trap_on_end));
+        put(&mut r3, &l::GLG_EN, b(self.glg_en));
+        put(&mut r3, &l::IMAGE_OP, b(self.image_op));
+        let mut props = u32::from(self.enables.properties(t));
+        put(
+            &mut props,
+            &l::USES_DYNAMIC_STACK,
+            b(self.uses_dynamic_stack),
+        );
+        let props = u16::try_from(props).unwrap_or(u16::MAX);
         KernelDescriptor {
             group_segment_fixed_size: self.group_segment_fixed_size,
             private_segment_fixed_size: self.private_segment_fixed_size,

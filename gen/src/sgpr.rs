@@ -142,20 +142,25 @@ impl Enables {
 
     /// kernel_code_properties bits the enables set (user SGPRs and wave32).
     pub fn properties(&self, target: &Target) -> u16 {
-        let mut p = u16::from(self.user & 0x7f);
-        if self.is_wave32(target) {
-            p |= 1 << 10;
+        use hsaco_oracle::layout as l;
+        let mut p = 0;
+        for (k, f) in l::USER_SGPR_ENABLES.iter().enumerate() {
+            p = f.set(p, u32::from(self.user >> k & 1));
         }
-        p
+        p = l::ENABLE_WAVEFRONT_SIZE32.set(p, u32::from(self.is_wave32(target)));
+        u16::try_from(p).unwrap_or(u16::MAX)
     }
 
     /// compute_pgm_rsrc2 bits the enables set, USER_SGPR_COUNT included.
     pub fn rsrc2(&self, target: &Target) -> u32 {
-        u32::from(self.private_segment)
-            | u32::from(self.user_sgpr_count(target)) << 1
-            | u32::from(self.workgroup_ids & 7) << 7
-            | u32::from(self.workgroup_info) << 10
-            | u32::from(self.workitem_id.min(2)) << 11
+        use hsaco_oracle::layout as l;
+        let mut r = l::ENABLE_PRIVATE_SEGMENT.set(0, u32::from(self.private_segment));
+        r = l::USER_SGPR_COUNT.set(r, u32::from(self.user_sgpr_count(target)));
+        for (k, f) in l::WORKGROUP_IDS.iter().enumerate() {
+            r = f.set(r, u32::from(self.workgroup_ids >> k & 1));
+        }
+        r = l::ENABLE_SGPR_WORKGROUP_INFO.set(r, u32::from(self.workgroup_info));
+        l::ENABLE_VGPR_WORKITEM_ID.set(r, u32::from(self.workitem_id.min(2)))
     }
 
     /// The kernarg_preload field.

@@ -413,6 +413,37 @@ fields! {
         "first preloaded kernarg dword");
 }
 
+/// The floating-point exception enables of `compute_pgm_rsrc2`, bit 24
+/// first (the order of `.amdhsa_exception_*` and of a 7-bit exception mask).
+pub static EXCEPTIONS: [&BitField; 7] = [
+    &ENABLE_EXCEPTION_IEEE_754_FP_INVALID_OPERATION,
+    &ENABLE_EXCEPTION_FP_DENORMAL_SOURCE,
+    &ENABLE_EXCEPTION_IEEE_754_FP_DIVISION_BY_ZERO,
+    &ENABLE_EXCEPTION_IEEE_754_FP_OVERFLOW,
+    &ENABLE_EXCEPTION_IEEE_754_FP_UNDERFLOW,
+    &ENABLE_EXCEPTION_IEEE_754_FP_INEXACT,
+    &ENABLE_EXCEPTION_INT_DIVIDE_BY_ZERO,
+];
+
+/// The user SGPR enables of `kernel_code_properties`, bit 0 first (the
+/// order the user SGPRs are laid out in).
+pub static USER_SGPR_ENABLES: [&BitField; 7] = [
+    &ENABLE_SGPR_PRIVATE_SEGMENT_BUFFER,
+    &ENABLE_SGPR_DISPATCH_PTR,
+    &ENABLE_SGPR_QUEUE_PTR,
+    &ENABLE_SGPR_KERNARG_SEGMENT_PTR,
+    &ENABLE_SGPR_DISPATCH_ID,
+    &ENABLE_SGPR_FLAT_SCRATCH_INIT,
+    &ENABLE_SGPR_PRIVATE_SEGMENT_SIZE,
+];
+
+/// The work-group id enables of `compute_pgm_rsrc2`, X first.
+pub static WORKGROUP_IDS: [&BitField; 3] = [
+    &ENABLE_SGPR_WORKGROUP_ID_X,
+    &ENABLE_SGPR_WORKGROUP_ID_Y,
+    &ENABLE_SGPR_WORKGROUP_ID_Z,
+];
+
 /// The fields `target` defines in `word`.
 pub fn defined(word: Word, target: &Target) -> impl Iterator<Item = &'static BitField> + '_ {
     FIELDS
@@ -470,6 +501,25 @@ mod tests {
                     );
                     seen |= f.mask();
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn bit_groups_are_consecutive_in_order() {
+        let groups: [(&[&BitField], Word, u32); 3] = [
+            (&EXCEPTIONS, Word::Rsrc2, 24),
+            (&USER_SGPR_ENABLES, Word::Properties, 0),
+            (&WORKGROUP_IDS, Word::Rsrc2, 7),
+        ];
+        for (fields, word, first) in groups {
+            for (k, f) in fields.iter().enumerate() {
+                assert_eq!(
+                    (f.word, f.shift, f.width),
+                    (word, first + k as u32, 1),
+                    "{}",
+                    f.name
+                );
             }
         }
     }
