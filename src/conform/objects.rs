@@ -46,6 +46,7 @@ use hsaco_gen::{emit, Case, CodeObject, Config, Generator, Rebuild};
 use hsaco_oracle::check::check_object;
 use hsaco_oracle::elf::{Elf, SHF_ALLOC};
 use hsaco_oracle::kd::{self, KernelDescriptor};
+use hsaco_oracle::layout;
 use hsaco_oracle::targets::{self, Generation, Target};
 use hsaco_oracle::{Severity, Sink};
 use serde_json::{json, Map, Value};
@@ -741,59 +742,28 @@ pub fn oracle_value(desc: &KernelDescriptor, target: &Target, d: &str) -> Option
         }
         // Not recoverable from a descriptor: the decoder prints 0.
         "reserve_vcc" | "reserve_flat_scratch" | "reserve_xnack_mask" => 0,
-        "float_round_mode_32" => desc.float_round_mode_32().into(),
-        "float_round_mode_16_64" => desc.float_round_mode_16_64().into(),
-        "float_denorm_mode_32" => desc.float_denorm_mode_32().into(),
-        "float_denorm_mode_16_64" => desc.float_denorm_mode_16_64().into(),
-        "dx10_clamp" => return b(desc.enable_dx10_clamp()),
-        "ieee_mode" => return b(desc.enable_ieee_mode()),
-        "round_robin_scheduling" => return b(desc.enable_wg_rr_en()),
-        "fp16_overflow" => return b(desc.fp16_ovfl()),
-        "workgroup_processor_mode" => return b(desc.wgp_mode()),
-        "memory_ordered" => return b(desc.mem_ordered()),
-        "forward_progress" => return b(desc.fwd_progress()),
         "system_sgpr_private_segment_wavefront_offset" | "enable_private_segment" => {
             return b(desc.enable_private_segment())
         }
-        "system_sgpr_workgroup_id_x" => return b(desc.enable_sgpr_workgroup_id_x()),
-        "system_sgpr_workgroup_id_y" => return b(desc.enable_sgpr_workgroup_id_y()),
-        "system_sgpr_workgroup_id_z" => return b(desc.enable_sgpr_workgroup_id_z()),
-        "system_sgpr_workgroup_info" => return b(desc.enable_sgpr_workgroup_info()),
-        "system_vgpr_workitem_id" => desc.enable_vgpr_workitem_id().into(),
-        "exception_fp_ieee_invalid_op" => {
-            return b(desc.enable_exception_ieee_754_fp_invalid_operation())
-        }
-        "exception_fp_denorm_src" => return b(desc.enable_exception_fp_denormal_source()),
-        "exception_fp_ieee_div_zero" => {
-            return b(desc.enable_exception_ieee_754_fp_division_by_zero())
-        }
-        "exception_fp_ieee_overflow" => return b(desc.enable_exception_ieee_754_fp_overflow()),
-        "exception_fp_ieee_underflow" => return b(desc.enable_exception_ieee_754_fp_underflow()),
-        "exception_fp_ieee_inexact" => return b(desc.enable_exception_ieee_754_fp_inexact()),
-        "exception_int_div_zero" => return b(desc.enable_exception_int_divide_by_zero()),
-        "user_sgpr_private_segment_buffer" => return b(desc.enable_sgpr_private_segment_buffer()),
-        "user_sgpr_dispatch_ptr" => return b(desc.enable_sgpr_dispatch_ptr()),
-        "user_sgpr_queue_ptr" => return b(desc.enable_sgpr_queue_ptr()),
-        "user_sgpr_kernarg_segment_ptr" => return b(desc.enable_sgpr_kernarg_segment_ptr()),
-        "user_sgpr_dispatch_id" => return b(desc.enable_sgpr_dispatch_id()),
-        "user_sgpr_flat_scratch_init" => return b(desc.enable_sgpr_flat_scratch_init()),
-        "user_sgpr_private_segment_size" => return b(desc.enable_sgpr_private_segment_size()),
-        "user_sgpr_kernarg_preload_length" => desc.kernarg_preload_length().into(),
-        "user_sgpr_kernarg_preload_offset" => desc.kernarg_preload_offset().into(),
-        "wavefront_size32" => return b(desc.enable_wavefront_size32()),
-        "uses_dynamic_stack" => return b(desc.uses_dynamic_stack()),
+        // The field holds the first AGPR / 4 - 1; the directive the index.
         "accum_offset" => desc.accum_offset().into(),
-        "tg_split" => return b(desc.tg_split()),
-        // A directive in wave64, a comment in wave32.
-        "shared_vgpr_count" | "SHARED_VGPR_COUNT" => desc.shared_vgpr_count().into(),
-        // A comment up to LLVM 19, a directive from LLVM 22 on.
-        "inst_pref_size" | "INST_PREF_SIZE" => desc.inst_pref_size(target.generation).into(),
-        "TRAP_ON_START" => return b(desc.trap_on_start()),
-        "TRAP_ON_END" => return b(desc.trap_on_end()),
-        "GLG_EN" => return b(desc.glg_en()),
-        "IMAGE_OP" => return b(desc.image_op()),
-        "WGP_TAKEOVER" => return b(desc.wgp_takeover()),
-        _ => return None,
+        // Every other bit field, by its directive or the name llvm-objdump
+        // prints it under (a directive, or a comment: `; INST_PREF_SIZE 38`,
+        // SHARED_VGPR_COUNT of wave32 kernels), from the oracle's layout
+        // table: the row the target defines, else any row of that name.
+        _ => {
+            let named = |f: &&&layout::BitField| {
+                f.directive == Ok(d)
+                    || f.name == d
+                    || matches!(f.printed, layout::Printed::Directive(n) | layout::Printed::Comment(n) if n == d)
+            };
+            let f = layout::FIELDS
+                .iter()
+                .filter(named)
+                .find(|f| (f.defined)(target))
+                .or_else(|| layout::FIELDS.iter().find(named))?;
+            desc.field(f).into()
+        }
     };
     Some(v)
 }
@@ -1951,6 +1921,10 @@ const NOT_PRINTED_BEFORE_19: &[(&str, &[&str])] = &[
         "compute_pgm_rsrc3.inst_pref_size",
         &["inst_pref_size", "INST_PREF_SIZE"],
     ),
+    // GFX11 fields llvm-objdump-19 prints as comments, 15-16 not at all.
+    ("compute_pgm_rsrc3.trap_on_start", &["TRAP_ON_START"]),
+    ("compute_pgm_rsrc3.trap_on_end", &["TRAP_ON_END"]),
+    ("compute_pgm_rsrc3.image_op", &["IMAGE_OP"]),
 ];
 
 /// The allowlist tag of a reviewed LLVM round-trip limitation that
