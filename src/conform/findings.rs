@@ -369,7 +369,7 @@ fn is_finding_id(s: &str) -> bool {
 
 /// Takes the lock of `dir` (creating `.lock`), or says which run holds it.
 fn lock(dir: &Path) -> Result<std::fs::File, String> {
-    use std::io::{Read, Seek};
+    use std::io::Seek;
     let p = dir.join(LOCK_FILE);
     let mut f = std::fs::OpenOptions::new()
         .read(true)
@@ -378,14 +378,12 @@ fn lock(dir: &Path) -> Result<std::fs::File, String> {
         .truncate(false)
         .open(&p)
         .map_err(|e| format!("--out {}: cannot create {LOCK_FILE}: {e}", dir.display()))?;
-    match try_flock(&f) {
+    match try_flock_after_dead_holder(&mut f) {
         Ok(true) => {}
         Ok(false) => {
-            let mut s = String::new();
-            let _ = f.read_to_string(&mut s);
-            let who = match s.trim().parse::<u32>() {
-                Ok(pid) => format!(" (PID {pid})"),
-                Err(_) => String::new(),
+            let who = match lock_holder(&mut f) {
+                Some(pid) => format!(" (PID {pid})"),
+                None => String::new(),
             };
             return Err(format!(
                 "--out {}: in use by another hsaco-conform run{who}; wait for it to end or give another folder",
@@ -405,6 +403,33 @@ fn lock(dir: &Path) -> Result<std::fs::File, String> {
     let _ = f.rewind();
     let _ = writeln!(f, "{}", std::process::id());
     Ok(f)
+}
+
+/// The PID the lock file names (the run that took the lock last).
+fn lock_holder(f: &mut std::fs::File) -> Option<u32> {
+    use std::io::{Read, Seek};
+    let mut s = String::new();
+    f.rewind().ok()?;
+    f.read_to_string(&mut s).ok()?;
+    s.trim().parse().ok()
+}
+
+/// [`try_flock`], waiting up to 3 s when the run the lock file names is
+/// gone: a run killed with SIGKILL may leave a child between `fork` and
+/// `exec` that holds the lock for a moment longer (the kernel releases it
+/// when the last copy of the descriptor closes).
+fn try_flock_after_dead_holder(f: &mut std::fs::File) -> std::io::Result<bool> {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(3);
+    loop {
+        if try_flock(f)? {
+            return Ok(true);
+        }
+        let dead = lock_holder(f).is_some_and(|pid| !Path::new(&format!("/proc/{pid}")).exists());
+        if !dead || std::time::Instant::now() >= deadline {
+            return Ok(false);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
 }
 
 /// `flock(LOCK_EX | LOCK_NB)`: `Ok(false)` when another open file holds it.
