@@ -748,33 +748,57 @@ fn inputs_plan(
             }
         })
         .collect();
-    let tlist = set.targets();
-    let shard = a.shard.unwrap_or((0, 1));
-    let options = json!({
+    let own = json!({
         "inputs": a.inputs.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
-        "kinds": kinds,
-        "targets": tlist.iter().map(|t| t.name).collect::<Vec<_>>(),
-        "peers": peers.iter().map(|p| p.id().to_owned()).collect::<Vec<_>>(),
-        "named": named.iter().map(Named::spec).collect::<Vec<_>>(),
-        "shard": format!("{}/{}", shard.0, shard.1),
-        "timeout": a.common.timeout.as_secs_f64(),
-        "reduce": !a.common.no_reduce,
     });
-    let key = json!({
-        "command": "conform",
-        "tool_version": env!("CARGO_PKG_VERSION"),
-        "options": options,
-        "inputs": found.digest,
-        "allowlist": allowlist.digest(),
-    });
-    let mut settings = settings(&a.common, "conform", key)?;
-    settings.shard = shard;
     let plan = Plan {
         comparisons,
-        targets: tlist,
+        targets: set.targets(),
         peers,
         allowlist,
     };
+    conform_settings(a, named, &kinds, plan, own, Some(&found.digest))
+}
+
+/// What `conform` with and without INPUTs share: the options the reports
+/// show (`own`, the mode's options, plus the common ones), the resume key
+/// (the options, the tool version, the allowlist and, for INPUTs, their
+/// digest) and the settings.
+fn conform_settings(
+    a: &ConformArgs,
+    named: &[Named],
+    kinds: &[&str],
+    plan: Plan,
+    own: serde_json::Value,
+    inputs: Option<&str>,
+) -> Result<(Plan, serde_json::Value, Settings), String> {
+    let shard = a.shard.unwrap_or((0, 1));
+    let mut options = own;
+    if let Some(m) = options.as_object_mut() {
+        let common = json!({
+            "kinds": kinds,
+            "targets": plan.targets.iter().map(|t| t.name).collect::<Vec<_>>(),
+            "peers": plan.peers.iter().map(|p| p.id().to_owned()).collect::<Vec<_>>(),
+            "named": named.iter().map(Named::spec).collect::<Vec<_>>(),
+            "shard": format!("{}/{}", shard.0, shard.1),
+            "timeout": a.common.timeout.as_secs_f64(),
+            "reduce": !a.common.no_reduce,
+        });
+        if let Some(c) = common.as_object() {
+            m.extend(c.clone());
+        }
+    }
+    let mut key = json!({
+        "command": "conform",
+        "tool_version": env!("CARGO_PKG_VERSION"),
+        "options": options,
+        "allowlist": plan.allowlist.digest(),
+    });
+    if let (Some(d), Some(k)) = (inputs, key.as_object_mut()) {
+        k.insert("inputs".to_owned(), json!(d));
+    }
+    let mut settings = settings(&a.common, "conform", key)?;
+    settings.shard = shard;
     Ok((plan, options, settings))
 }
 
@@ -852,34 +876,18 @@ fn conform_plan(
             }
         })
         .collect();
-    let shard = a.shard.unwrap_or((0, 1));
-    let options = json!({
+    let own = json!({
         "seed": seed,
         "count": count,
         "objects": n_objects,
-        "kinds": kinds,
-        "targets": tlist.iter().map(|t| t.name).collect::<Vec<_>>(),
-        "peers": peers.iter().map(|p| p.id().to_owned()).collect::<Vec<_>>(),
-        "named": named.iter().map(Named::spec).collect::<Vec<_>>(),
-        "shard": format!("{}/{}", shard.0, shard.1),
-        "timeout": a.common.timeout.as_secs_f64(),
-        "reduce": !a.common.no_reduce,
     });
-    let key = json!({
-        "command": "conform",
-        "tool_version": env!("CARGO_PKG_VERSION"),
-        "options": options,
-        "allowlist": allowlist.digest(),
-    });
-    let mut settings = settings(&a.common, "conform", key)?;
-    settings.shard = shard;
     let plan = Plan {
         comparisons,
         targets: tlist,
         peers,
         allowlist,
     };
-    Ok((plan, options, settings))
+    conform_settings(a, named, &kinds, plan, own, None)
 }
 
 /// Runs `diff ...`; returns the exit status.
