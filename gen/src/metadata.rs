@@ -103,7 +103,9 @@ pub struct ArgSpec {
 }
 
 impl ArgSpec {
-    fn new(kind: ValueKind, offset: u32, size: u32) -> ArgSpec {
+    /// An argument of `kind` at `offset`, `size` bytes, with no optional
+    /// key.
+    pub(crate) fn new(kind: ValueKind, offset: u32, size: u32) -> ArgSpec {
         ArgSpec {
             name: None,
             type_name: None,

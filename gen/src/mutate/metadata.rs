@@ -542,21 +542,7 @@ pub(super) fn metadata_arg_misaligned(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> 
     if off.is_multiple_of(size) {
         off += pick(u, &[1u32, 2, size / 2])?;
     }
-    let mut a = ArgSpec {
-        name: None,
-        type_name: None,
-        size,
-        offset: off,
-        kind,
-        pointee_align: None,
-        address_space: None,
-        access: None,
-        actual_access: None,
-        is_const: None,
-        is_restrict: None,
-        is_volatile: None,
-        is_pipe: None,
-    };
+    let mut a = ArgSpec::new(kind, off, size);
     if kind == ValueKind::GlobalBuffer {
         a.address_space = Some(AddressSpace::Global);
     } else if kind == ValueKind::DynamicSharedPointer {

@@ -796,21 +796,7 @@ fn md_arg_misaligned(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
         let end = m.args.iter().map(ArgSpec::end).max().unwrap_or(0);
         let y = end.div_ceil(4) * 4;
         let size = if y % 8 == 0 { 4 } else { 8 };
-        let blank = |kind, offset, size| ArgSpec {
-            name: None,
-            type_name: None,
-            size,
-            offset,
-            kind,
-            pointee_align: None,
-            address_space: None,
-            access: None,
-            actual_access: None,
-            is_const: None,
-            is_restrict: None,
-            is_volatile: None,
-            is_pipe: None,
-        };
+        let blank = ArgSpec::new;
         m.args.push(blank(ValueKind::ByValue, y, size));
         let mut p = blank(ValueKind::GlobalBuffer, y + size, 8);
         p.address_space = Some(AddressSpace::Global);
