@@ -80,16 +80,6 @@ impl Word {
             Word::KernargPreload => "kernarg_preload",
         }
     }
-    /// Byte offset in the 64-byte descriptor.
-    pub const fn offset(self) -> u64 {
-        match self {
-            Word::Rsrc1 => offsets::COMPUTE_PGM_RSRC1,
-            Word::Rsrc2 => offsets::COMPUTE_PGM_RSRC2,
-            Word::Rsrc3 => offsets::COMPUTE_PGM_RSRC3,
-            Word::Properties => offsets::KERNEL_CODE_PROPERTIES,
-            Word::KernargPreload => offsets::KERNARG_PRELOAD,
-        }
-    }
     /// Width in bits.
     pub fn bits(self) -> u32 {
         match self {
