@@ -337,9 +337,10 @@ fn comgr_and_mutants_run_and_informational_findings_do_not_fail_the_run() {
 
 #[test]
 fn a_comgr_crash_is_a_finding_and_the_run_goes_on() {
+    use hsaco_conform::conform::cases::case_of;
     use hsaco_conform::conform::comgr::{ComgrPeer, COMGR_METADATA};
     use hsaco_conform::conform::engine::{self, Plan, Settings};
-    use hsaco_conform::conform::objects::{case_of, ObjectCmp};
+    use hsaco_conform::conform::objects::ObjectCmp;
     use hsaco_conform::conform::{allowlist::Allowlist, Input};
     use hsaco_oracle::msgpack::{self, Value as Mp};
 
@@ -480,7 +481,7 @@ fn object_findings_are_reduced_on_the_generator_model() {
     );
     assert!(u(&f["reduction_tests"]) >= 4, "{f}");
     let kernels = |name: &str| {
-        let c = hsaco_conform::conform::objects::case_of(name).expect("made again");
+        let c = hsaco_conform::conform::cases::case_of(name).expect("made again");
         hsaco_oracle::check::check_object(&c.elf).kernels.len()
     };
     assert_eq!(kernels(original), 2);
@@ -489,11 +490,11 @@ fn object_findings_are_reduced_on_the_generator_model() {
     // name, and it still shows the difference with the peer alone.
     let dir = out.join(f["dir"].as_str().expect("dir"));
     let bytes = std::fs::read(dir.join(reduced)).expect("reduced object");
-    let again = hsaco_conform::conform::objects::case_of(reduced).expect("case");
+    let again = hsaco_conform::conform::cases::case_of(reduced).expect("case");
     assert_eq!(bytes, again.elf);
     assert!(
         bytes.len()
-            < hsaco_conform::conform::objects::case_of(original)
+            < hsaco_conform::conform::cases::case_of(original)
                 .expect("case")
                 .elf
                 .len()

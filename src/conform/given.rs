@@ -21,7 +21,8 @@ use std::sync::Arc;
 
 use hsaco_oracle::targets::Target;
 
-use super::objects::{ObjectCmp, PER_CHUNK};
+use super::cases::PER_CHUNK;
+use super::objects::ObjectCmp;
 use super::{Comparison, Input, Peer, Verdict, View};
 
 /// Reads the bytes of a given object.

@@ -59,6 +59,7 @@
 //! reduction, findings, reports) is shared.
 
 pub mod allowlist;
+pub mod cases;
 pub mod comgr;
 pub mod engine;
 pub mod findings;
