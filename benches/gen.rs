@@ -13,18 +13,10 @@ use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughpu
 use hsaco_gen::arbitrary::Unstructured;
 use hsaco_gen::{emit, smem, Config, Generator};
 use hsaco_oracle::targets;
-use rand_chacha::ChaCha20Rng;
-use rand_core::{Rng, SeedableRng};
 
-/// The stream `hsaco-conform gen` feeds case `index` of `seed` (see
-/// `src/gen_cmd.rs`, module `stream`): ChaCha20, key = seed LE ++ zeros,
-/// stream id = index.
+/// The stream `hsaco-conform gen` feeds case `index` of `seed`.
 fn fill(seed: u64, index: u64, buf: &mut [u8]) {
-    let mut key = [0u8; 32];
-    key[..8].copy_from_slice(&seed.to_le_bytes());
-    let mut rng = ChaCha20Rng::from_seed(key);
-    rng.set_stream(index);
-    rng.fill_bytes(buf);
+    hsaco_gen::seed::fill(seed, hsaco_gen::seed::GEN, index, buf);
 }
 
 fn bench(c: &mut Criterion) {

@@ -1,8 +1,9 @@
 //! The `gen` command: writes generated cases (ELF code objects, their
 //! assembler text) and a manifest naming each case's expected verdict.
 //!
-//! Case `I` of seed `N` is built from the ChaCha20 key stream described in
-//! [`stream`]; the generators see it only through
+//! Case `I` of seed `N` is built from the ChaCha20 key stream of the
+//! project's one seed scheme ([`hsaco_gen::seed`], domain `gen`); the
+//! generators see it only through
 //! `arbitrary::Unstructured`, so a (seed, index) pair names a case on every
 //! machine, for as long as the generators and the options stay the same.
 
@@ -14,7 +15,7 @@ use hsaco_gen::arbitrary::{self, Unstructured};
 use hsaco_gen::config::ConfigError;
 use hsaco_gen::sgpr::{self, Enables, SuiteEntry};
 use hsaco_gen::target::Family;
-use hsaco_gen::{mutate, Case, CaseKind, Config, Expect, Generator};
+use hsaco_gen::{mutate, seed, Case, CaseKind, Config, Expect, Generator};
 use hsaco_oracle::smem::SmemGen;
 use hsaco_oracle::targets;
 use serde::Serialize;
@@ -48,6 +49,10 @@ The generators read it through arbitrary::Unstructured over the first
 4096 bytes, or 4x as many, up to 4 MiB, while a case exhausts them. The
 case is a function of (N, I) and of the options (knobs, kinds, mutant
 share), never of --count, the machine or the order of --kinds.
+Every case in the project is named so, by (seed, domain, index): gen's
+own cases are domain `gen` (key bytes 8..16 zero); `conform` names its
+generated cases KIND.CPU.SEED.INDEX.hsaco, domain KIND.CPU (key bytes
+8..16 the FNV-1a of the domain), and --case NAME writes any of them.
 
 Output (DIR must be empty or new; --force writes into a non-empty one):
   DIR/N-IIIIII.elf   the code object          DIR/N-IIIIII.s  its assembler
@@ -167,6 +172,17 @@ pub struct GenArgs {
     /// --mutants, --config or --set.
     #[arg(long, conflicts_with_all = ["seed", "count", "kinds", "mutants", "config", "set"])]
     pub suite: bool,
+    /// Write the case a `conform` report names (repeatable): its input
+    /// name, e.g. descriptors.gfx90a.1.14.hsaco, a reduced one such as
+    /// descriptors.gfx90a.1.14.d0_c1.hsaco, or a mutant such as
+    /// mutants.gfx900.1.3@kd.reserved-bits.hsaco. The case is made again
+    /// from the name alone (seed domain, seed, index; see "Seeds").
+    #[arg(
+        long = "case",
+        value_name = "NAME",
+        conflicts_with_all = ["seed", "count", "kinds", "mutants", "config", "set", "suite"]
+    )]
+    pub cases: Vec<String>,
 }
 
 /// `run.json`: what a run was asked for, so it can be repeated.
@@ -179,53 +195,6 @@ struct RunRecord<'a> {
     mutants: f64,
     stream: &'static str,
     config: &'a Config,
-}
-
-/// How the byte stream of a case is made.
-pub mod stream {
-    use rand_chacha::ChaCha20Rng;
-    use rand_core::{Rng, SeedableRng};
-
-    /// First number of stream bytes offered to the generators.
-    pub const FIRST_LEN: usize = 4096;
-    /// Largest number of stream bytes offered.
-    pub const MAX_LEN: usize = 4 << 20;
-
-    /// One-line description for `run.json`.
-    pub const DESCRIPTION: &str = "chacha20(key = seed as u64 LE ++ 24 zero bytes, nonce = index as u64 LE, counter from 0); \
-         4096 bytes, x4 while exhausted, at most 4 MiB";
-
-    /// Fills `buf` with the first `buf.len()` bytes of case `index`'s
-    /// stream under `seed`.
-    pub fn fill(seed: u64, index: u64, buf: &mut [u8]) {
-        let mut key = [0u8; 32];
-        key[..8].copy_from_slice(&seed.to_le_bytes());
-        let mut rng = ChaCha20Rng::from_seed(key);
-        rng.set_stream(index);
-        rng.fill_bytes(buf);
-    }
-
-    /// Runs `f` over the shortest prefix of the stream (4096 bytes times a
-    /// power of 4, up to [`MAX_LEN`]) that `f` does not exhaust; `buf` is
-    /// reused between calls.
-    pub fn with_bytes<T>(
-        seed: u64,
-        index: u64,
-        buf: &mut Vec<u8>,
-        mut f: impl FnMut(&mut hsaco_gen::arbitrary::Unstructured<'_>) -> T,
-    ) -> T {
-        let mut len = FIRST_LEN;
-        loop {
-            buf.resize(len, 0);
-            fill(seed, index, buf);
-            let mut u = hsaco_gen::arbitrary::Unstructured::new(buf);
-            let r = f(&mut u);
-            if !u.is_empty() || len >= MAX_LEN {
-                return r;
-            }
-            len *= 4;
-        }
-    }
 }
 
 /// Base cases drawn for a mutant's drawn mutator before any mutator will do.
@@ -352,7 +321,7 @@ impl<'c> Engine<'c> {
             families,
             kinds,
             mutant_threshold,
-            buf: Vec::with_capacity(stream::FIRST_LEN),
+            buf: Vec::with_capacity(seed::FIRST_LEN),
         })
     }
 
@@ -365,7 +334,7 @@ impl<'c> Engine<'c> {
     pub fn case(&mut self, seed: u64, index: u64) -> Result<Built, String> {
         let id = format!("{seed}-{index:06}");
         let mut buf = std::mem::take(&mut self.buf);
-        let r = stream::with_bytes(seed, index, &mut buf, |u| self.build(u, &id));
+        let r = seed::with_bytes(seed, seed::GEN, index, &mut buf, |u| self.build(u, &id));
         self.buf = buf;
         let mut b = r.map_err(|e| match e {
             Failure::Generator(e) => format!("case {id}: the generator failed: {e}"),
@@ -895,6 +864,9 @@ fn run_inner(args: &GenArgs) -> Result<(), String> {
     if args.suite {
         return run_suite(args, dir);
     }
+    if !args.cases.is_empty() {
+        return run_named(args, dir);
+    }
     let cfg = build_config(args)?;
     let smem_cfg = smem_config(&cfg);
     let mut engine = Engine::new(&cfg, smem_cfg.as_ref(), args.kinds.as_deref(), args.mutants)?;
@@ -907,7 +879,7 @@ fn run_inner(args: &GenArgs) -> Result<(), String> {
         count: args.count,
         kinds: engine.kinds().iter().map(|k| k.name()).collect(),
         mutants: args.mutants,
-        stream: stream::DESCRIPTION,
+        stream: seed::DESCRIPTION,
         config: &cfg,
     };
     let run_path = dir.join("run.json");
@@ -915,7 +887,7 @@ fn run_inner(args: &GenArgs) -> Result<(), String> {
     write_atomic(&run_path, run_json.as_bytes()).map_err(|e| werr(&run_path, e))?;
 
     let (tally, coverage) = write_cases(dir, args, args.count, |index| {
-        Ok((engine.case(args.seed, index)?, args.seed))
+        Ok((engine.case(args.seed, index)?, args.seed, index))
     })?;
     summarize(args, dir, &tally, coverage)
 }
@@ -974,11 +946,61 @@ fn run_suite(args: &GenArgs, dir: &Path) -> Result<(), String> {
             .enumerate()
             .map(move |(pos, e)| (format!("sgpr-{}-{pos}", f.name()), e))
     });
-    let (tally, coverage) = write_cases(dir, args, total as u64, |_| {
+    let (tally, coverage) = write_cases(dir, args, total as u64, |index| {
         let (name, e) = entries
             .next()
             .ok_or_else(|| "the suite ended early".to_owned())?;
-        Ok((suite_built(&e, name.clone(), name), 0))
+        Ok((suite_built(&e, name.clone(), name), 0, index))
+    })?;
+    summarize(args, dir, &tally, coverage)
+}
+
+/// `gen --case NAME...`: the cases `conform` named, made again from their
+/// names, written as `gen` writes its own (files named after the case
+/// name without `.hsaco`; the manifest's seed and index are the name's).
+fn run_named(args: &GenArgs, dir: &Path) -> Result<(), String> {
+    use hsaco_conform::conform::cases;
+    let mut built = Vec::with_capacity(args.cases.len());
+    for name in &args.cases {
+        let file = if name.ends_with(".hsaco") {
+            name.clone()
+        } else {
+            format!("{name}.hsaco")
+        };
+        let (_, seed, index) = cases::coordinates(&file).ok_or_else(|| {
+            format!(
+                "--case {name}: not the name of a conform case \
+                 (KIND.CPU.SEED.INDEX[.EDITS].hsaco or mutants.CPU.SEED.INDEX@RULE.hsaco)"
+            )
+        })?;
+        let mut case = cases::case_of(&file).ok_or_else(|| {
+            format!(
+                "--case {name}: names no case (an unknown processor or comparison, \
+                 an edit that changes nothing, or a mutant of another rule)"
+            )
+        })?;
+        case.id = file.trim_end_matches(".hsaco").to_owned();
+        let kind = if case.expect == Expect::Valid {
+            Kind::Valid
+        } else {
+            Kind::Mutant
+        };
+        let mutation = (kind == Kind::Mutant).then(|| format!("breaks {}", case.expect.as_str()));
+        let b = Built {
+            case,
+            kind,
+            suite_entry: None,
+            mutation,
+            smem_instructions: None,
+            suite: None,
+        };
+        built.push((b, seed, index));
+    }
+    prepare_dir(dir, args.force)?;
+    let mut it = built.into_iter();
+    let (tally, coverage) = write_cases(dir, args, args.cases.len() as u64, |_| {
+        it.next()
+            .ok_or_else(|| "the named cases ended early".to_owned())
     })?;
     summarize(args, dir, &tally, coverage)
 }
@@ -986,15 +1008,15 @@ fn run_suite(args: &GenArgs, dir: &Path) -> Result<(), String> {
 /// Cases written, by [`Kind`].
 type Tally = [u64; 4];
 
-/// Writes `count` cases, case `index` from `next(index)` (the case and its
-/// seed), each file atomically, then `manifest.jsonl` (renamed into place
+/// Writes `count` cases, case `index` from `next(index)` (the case, its
+/// seed and its index for the manifest), each file atomically, then `manifest.jsonl` (renamed into place
 /// only when every case is written); shows progress and gathers coverage
 /// when asked.
 fn write_cases(
     dir: &Path,
     args: &GenArgs,
     count: u64,
-    mut next: impl FnMut(u64) -> Result<(Built, u64), String>,
+    mut next: impl FnMut(u64) -> Result<(Built, u64, u64), String>,
 ) -> Result<(Tally, Option<Coverage>), String> {
     let werr = |p: &Path, e: io::Error| format!("cannot write {}: {e}", p.display());
     let manifest_path = dir.join("manifest.jsonl");
@@ -1007,8 +1029,8 @@ fn write_cases(
 
     let result = (|| -> Result<(), String> {
         for index in 0..count {
-            let (b, seed) = next(index)?;
-            let entry = manifest_entry(&b, seed, index);
+            let (b, seed, case_index) = next(index)?;
+            let entry = manifest_entry(&b, seed, case_index);
             let elf_path = dir.join(&entry.elf);
             write_atomic(&elf_path, &b.case.elf).map_err(|e| werr(&elf_path, e))?;
             if let Some(a) = &entry.asm {
@@ -1070,55 +1092,6 @@ fn summarize(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn hex(b: &[u8]) -> String {
-        b.iter().map(|x| format!("{x:02x}")).collect()
-    }
-
-    /// The stream is the original ChaCha20 key stream (64-bit nonce): the
-    /// first vector is the published all-zero one; the others come from a
-    /// separate plain implementation of the cipher (Python, from the
-    /// specification), not from rand_chacha.
-    #[test]
-    fn stream_is_chacha20_with_seed_key_and_index_nonce() {
-        let mut b = [0u8; 32];
-        stream::fill(0, 0, &mut b);
-        assert_eq!(
-            hex(&b),
-            "76b8e0ada0f13d90405d6ae55386bd28bdd219b8a08ded1aa836efcc8b770dc7"
-        );
-        stream::fill(42, 7, &mut b);
-        assert_eq!(
-            hex(&b),
-            "e7873e338ee513b573ccbf8e763d732df8fafd5b2d8ddebf076c10aea8f9b8c5"
-        );
-        let mut b = [0u8; 80];
-        stream::fill(u64::MAX, 123_456, &mut b);
-        assert_eq!(
-            hex(&b),
-            "7f673af25c1ef1d46fa83f23becaa0ab6ba21b23091c1a4a169c4219ff54f038\
-             681658b7b87262ff69842c23f295b73c5b113265d0183c967f0e156b3697288f\
-             f0fd0098d1463c0a568693763bd0836c"
-        );
-    }
-
-    /// A case that exhausts the first 4096 bytes is built again from a
-    /// longer prefix of the same stream.
-    #[test]
-    fn with_bytes_grows_the_prefix() {
-        let mut buf = Vec::new();
-        let mut lens = Vec::new();
-        let got = stream::with_bytes(9, 3, &mut buf, |u| {
-            lens.push(u.len());
-            let mut v = vec![0u8; 5000];
-            u.fill_buffer(&mut v).expect("fills");
-            v
-        });
-        assert_eq!(lens, [4096, 16384]);
-        let mut want = vec![0u8; 5000];
-        stream::fill(9, 3, &mut want);
-        assert_eq!(got, want);
-    }
 
     #[test]
     fn families_expand_and_processors_win() {

@@ -263,13 +263,20 @@ fn comgr_and_mutants_run_and_informational_findings_do_not_fail_the_run() {
     assert!(u(&c["same"]) > 0, "{c}");
     // gfx1100 is past comgr 2.4's table: a known difference.
     assert!(u(&c["known"]) > 0, "{c}");
-    let hits = j["known"]
-        .as_array()
-        .expect("known")
+    let known = j["known"].as_array().expect("known");
+    let hits = known
         .iter()
         .find(|k| k["id"] == "comgr.isa_name.unsupported")
         .expect("entry");
-    assert_eq!(hits["count"], c["known"], "{hits}");
+    assert!(u(&hits["count"]) > 0, "{hits}");
+    // Every known comgr-metadata difference is counted under a comgr entry
+    // of the allowlist (the ISA name one, and e.g. V2 YAML scalars).
+    let comgr_known: u64 = known
+        .iter()
+        .filter(|k| k["id"].as_str().is_some_and(|id| id.starts_with("comgr.")))
+        .map(|k| u(&k["count"]))
+        .sum();
+    assert_eq!(comgr_known, u(&c["known"]), "{known:?}");
     // Mutants: every peer that reads objects takes part; some read an
     // invalid object without complaint (informational), which does not
     // change the exit status.
@@ -350,7 +357,7 @@ fn a_comgr_crash_is_a_finding_and_the_run_goes_on() {
     // corpus/regressions/comgr_metadata/two-array-keys: a metadata map
     // with two keys that are both arrays crashes comgr 2.4 (LLVM 15's
     // msgpack::Document reader).
-    let base = case_of("metadata.gfx900.1.0.0.hsaco").expect("a generated case");
+    let base = case_of("metadata.gfx900.1.0.hsaco").expect("a generated case");
     let md = hsaco_gen::emit::metadata_bytes(&base.object);
     let Mp::Map(mut root) = msgpack::decode(&md).expect("decodes").0 else {
         panic!("root is not a map")
@@ -377,13 +384,13 @@ fn a_comgr_crash_is_a_finding_and_the_run_goes_on() {
         }
     };
     let inputs = vec![
-        valid("metadata.gfx900.1.0.1.hsaco"),
+        valid("metadata.gfx900.1.1.hsaco"),
         Input::File {
             name: "two-array-keys.hsaco".to_owned(),
             bytes: crash,
         },
-        valid("metadata.gfx900.1.0.2.hsaco"),
-        valid("metadata.gfx900.1.0.3.hsaco"),
+        valid("metadata.gfx900.1.2.hsaco"),
+        valid("metadata.gfx900.1.3.hsaco"),
     ];
     let peer = ComgrPeer::discover().expect("comgr peer");
     let id = hsaco_conform::conform::Peer::id(&peer).to_owned();
@@ -474,11 +481,8 @@ fn object_findings_are_reduced_on_the_generator_model() {
     let f = &j["findings"][0];
     let original = f["original"][0]["name"].as_str().expect("name");
     let reduced = f["reduced"][0]["name"].as_str().expect("name");
-    assert_eq!(original, "descriptors.gfx1010.1.0.0.hsaco", "{f}");
-    assert_eq!(
-        reduced, "descriptors.gfx1010.1.0.0.d0_c0_a0_o0.hsaco",
-        "{f}"
-    );
+    assert_eq!(original, "descriptors.gfx1010.1.0.hsaco", "{f}");
+    assert_eq!(reduced, "descriptors.gfx1010.1.0.d0_c0_a0_o0.hsaco", "{f}");
     assert!(u(&f["reduction_tests"]) >= 4, "{f}");
     let kernels = |name: &str| {
         let c = hsaco_conform::conform::cases::case_of(name).expect("made again");
@@ -505,7 +509,17 @@ fn object_findings_are_reduced_on_the_generator_model() {
         .output()
         .expect("sh");
     let stdout = String::from_utf8_lossy(&o.stdout);
-    assert!(stdout.contains(".amdhsa_next_free_vgpr 8"), "{stdout}");
+    // llvm-objdump-14 prints the wave64 kernel's VGPR count with the
+    // wave32 granule: (granule + 1) × 8, twice the oracle's count.
+    let kd = hsaco_oracle::check::check_object(&bytes).kernels[0]
+        .descriptor
+        .clone()
+        .expect("a descriptor");
+    let doubled = (kd.granulated_workitem_vgpr_count() + 1) * 8;
+    assert!(
+        stdout.contains(&format!(".amdhsa_next_free_vgpr {doubled}\n")),
+        "{stdout}"
+    );
     assert!(stdout.contains(".amdhsa_wavefront_size32 0"), "{stdout}");
 }
 

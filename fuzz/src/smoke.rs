@@ -4,19 +4,10 @@
 use hsaco_gen::arbitrary::{Arbitrary, Unstructured};
 use hsaco_gen::{Case, Config};
 
-/// `len` bytes of the splitmix64 stream of `seed`.
+/// `len` bytes of `seed`'s stream in the seed domain `fuzz-smoke`
+/// (`hsaco_gen::seed`).
 pub fn bytes(seed: u64, len: usize) -> Vec<u8> {
-    let mut x = seed;
-    let mut out = Vec::with_capacity(len + 8);
-    while out.len() < len {
-        x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = x;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        out.extend_from_slice(&(z ^ (z >> 31)).to_le_bytes());
-    }
-    out.truncate(len);
-    out
+    hsaco_gen::seed::bytes(seed, "fuzz-smoke", 0, len)
 }
 
 /// `n` inputs of lengths spread over `0..=max_len` (short ones first, as

@@ -13,17 +13,9 @@ use hsaco_gen::arbitrary::Unstructured;
 use hsaco_gen::{emit, Config, Generator};
 use std::time::Instant;
 
-/// Fills `buf` with the splitmix64 stream of `seed`.
+/// Fills `buf` with `seed`'s stream in the seed domain `bench`.
 fn fill(buf: &mut [u8], seed: u64) {
-    let mut x = seed;
-    for chunk in buf.chunks_mut(8) {
-        x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = x;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        let z = (z ^ (z >> 31)).to_le_bytes();
-        chunk.copy_from_slice(&z[..chunk.len()]);
-    }
+    hsaco_gen::seed::fill(seed, "bench", 0, buf);
 }
 
 /// This thread's CPU time in seconds (Linux `/proc/thread-self/schedstat`),

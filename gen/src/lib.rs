@@ -30,6 +30,7 @@ pub mod kd;
 pub mod metadata;
 pub mod mutate;
 pub mod object;
+pub mod seed;
 pub mod sgpr;
 pub mod smem;
 pub mod target;

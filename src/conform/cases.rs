@@ -2,53 +2,40 @@
 //! drawn from the seed, the name that makes it again, and the model-level
 //! edits the reducer applies ([`Edit`]).
 //!
-//! A case name is `KIND.CPU.SEED.CHUNK.INDEX[.EDITS].hsaco`; everything it
-//! holds is a function of that name only.
+//! A case name is `KIND.CPU.SEED.INDEX[.EDITS].hsaco`: the seed domain
+//! `KIND.CPU` ([`hsaco_gen::seed`]), the seed and the case's index in the
+//! domain, then the reducer's edits; everything the case holds is a
+//! function of that name only, and `gen --case NAME` writes it.
 
-use hsaco_gen::arbitrary::Unstructured;
-use hsaco_gen::{Case, CodeObject, Config, Generator};
+use hsaco_gen::{seed, Case, CodeObject, Config, Generator};
 use hsaco_oracle::targets::{self, Target};
 
+use super::mutants::MUTANTS;
 use super::objects::{DESCRIPTORS, REBUILD};
 use super::Input;
 
 /// Objects per unit of work.
 pub(crate) const PER_CHUNK: u64 = 4;
-/// Bytes of the seeded stream one case is drawn from.
-pub(crate) const CASE_BYTES: usize = 4096;
 
 // ------------------------------------------------------------- generation
 
-fn name_hash(s: &str) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in s.bytes() {
-        h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
-    }
-    h
+/// The seed domain ([`hsaco_gen::seed`]) of comparison `kind`'s cases on
+/// processor `cpu`: `KIND.CPU`.
+pub fn domain(kind: &str, cpu: &str) -> String {
+    format!("{kind}.{cpu}")
 }
 
-fn mix(mut z: u64) -> u64 {
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
+/// The index, in its domain, of case `index` of chunk `chunk`.
+fn case_index(chunk: u64, index: u64) -> u64 {
+    chunk.saturating_mul(PER_CHUNK).saturating_add(index)
 }
 
-/// `len` bytes of the splitmix64 stream of `seed`.
-fn stream(seed: u64, len: usize) -> Vec<u8> {
-    let mut x = seed;
-    let mut out = Vec::with_capacity(len + 8);
-    while out.len() < len {
-        x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        out.extend_from_slice(&mix(x).to_le_bytes());
-    }
-    out.truncate(len);
-    out
-}
-
-/// The file name that names a generated case:
-/// `KIND.CPU.SEED.CHUNK.INDEX.hsaco` (processor names hold no dots).
+/// The file name that names a generated case: `KIND.CPU.SEED.INDEX.hsaco`
+/// (the domain, the seed and the case's index in the domain; processor
+/// names hold no dots), for case `index` of chunk `chunk`.
 pub(crate) fn case_name(kind: &str, cpu: &str, seed: u64, chunk: u64, index: u64) -> String {
-    format!("{kind}.{cpu}.{seed}.{chunk}.{index}.hsaco")
+    let i = case_index(chunk, index);
+    format!("{}.{seed}.{i}.hsaco", domain(kind, cpu))
 }
 
 /// The generator configuration of a comparison on one processor.
@@ -166,7 +153,6 @@ pub(crate) struct CaseName<'a> {
     kind: &'a str,
     cpu: &'a str,
     seed: u64,
-    chunk: u64,
     index: u64,
     edits: Vec<Edit>,
 }
@@ -174,10 +160,9 @@ pub(crate) struct CaseName<'a> {
 pub(crate) fn parse_name(name: &str) -> Option<CaseName<'_>> {
     let stem = name.strip_suffix(".hsaco")?;
     let mut it = stem.split('.');
-    let (kind, cpu, seed, chunk, index) = (
+    let (kind, cpu, seed, index) = (
         it.next()?,
         it.next()?,
-        it.next()?.parse::<u64>().ok()?,
         it.next()?.parse::<u64>().ok()?,
         it.next()?.parse::<u64>().ok()?,
     );
@@ -192,14 +177,13 @@ pub(crate) fn parse_name(name: &str) -> Option<CaseName<'_>> {
         kind,
         cpu,
         seed,
-        chunk,
         index,
         edits,
     })
 }
 
 pub(crate) fn edited_name(n: &CaseName<'_>, edits: &[Edit]) -> String {
-    let base = case_name(n.kind, n.cpu, n.seed, n.chunk, n.index);
+    let base = case_name(n.kind, n.cpu, n.seed, 0, n.index);
     if edits.is_empty() {
         return base;
     }
@@ -208,20 +192,29 @@ pub(crate) fn edited_name(n: &CaseName<'_>, edits: &[Edit]) -> String {
     format!("{stem}.{}.hsaco", tokens.join("_"))
 }
 
-/// The case `name` (`KIND.CPU.SEED.CHUNK.INDEX[.EDITS].hsaco`, see the
-/// module docs) stands for, made again.
+/// The seed coordinates a case name holds: the seed domain, the seed and
+/// the index (of a valid case, a reduced one or a mutant).
+pub fn coordinates(name: &str) -> Option<(String, u64, u64)> {
+    let stem = name.strip_suffix(".hsaco")?;
+    let stem = stem.split_once('@').map_or(stem, |x| x.0);
+    let mut it = stem.split('.');
+    let (kind, cpu) = (it.next()?, it.next()?);
+    let seed = it.next()?.parse().ok()?;
+    let index = it.next()?.parse().ok()?;
+    Some((domain(kind, cpu), seed, index))
+}
+
+/// The case `name` stands for, made again: a valid case
+/// (`KIND.CPU.SEED.INDEX[.EDITS].hsaco`, see the module docs) or a mutant
+/// (`mutants.CPU.SEED.INDEX@RULE.hsaco`).
 pub fn case_of(name: &str) -> Option<Case> {
+    if name.contains('@') {
+        return mutant_of(name);
+    }
     let n = parse_name(name)?;
     let target = targets::by_name(n.cpu)?;
     let cfg = config(n.kind, target);
-    let case = generate(
-        &Generator::new(&cfg),
-        n.kind,
-        target,
-        n.seed,
-        n.chunk,
-        n.index,
-    )?;
+    let case = generate(&Generator::new(&cfg), n.kind, target, n.seed, 0, n.index)?;
     if n.edits.is_empty() {
         return Some(case);
     }
@@ -273,6 +266,8 @@ pub fn shrink_object(input: &Input) -> Vec<Input> {
         .collect()
 }
 
+/// Valid case `index` of chunk `chunk` of comparison `kind` on `target`
+/// under `seed`, drawn from the stream of its name's coordinates.
 pub(crate) fn generate(
     gen: &Generator<'_>,
     kind: &str,
@@ -281,12 +276,83 @@ pub(crate) fn generate(
     chunk: u64,
     index: u64,
 ) -> Option<Case> {
-    let s = mix(seed ^ mix(name_hash(kind) ^ mix(name_hash(target.name))))
-        ^ mix(chunk.wrapping_mul(PER_CHUNK).wrapping_add(index));
-    let bytes = stream(s, CASE_BYTES);
-    let mut u = Unstructured::new(&bytes);
     let name = case_name(kind, target.name, seed, chunk, index);
-    gen.valid_case(&mut u, name).ok()
+    let mut buf = Vec::new();
+    seed::with_bytes(
+        seed,
+        &domain(kind, target.name),
+        case_index(chunk, index),
+        &mut buf,
+        |u| gen.valid_case(u, name.clone()).ok(),
+    )
+}
+
+/// The mutant at these coordinates (case `index` of chunk `chunk` of the
+/// domain `mutants.CPU`): valid base cases drawn one after another from
+/// the case's stream until a mutator applies. The mutators are those of
+/// error rules some peer reads ([`super::mutants::reads`]), the first
+/// tried drawn, then the next ones in order.
+pub fn mutant(target: &Target, seed: u64, chunk: u64, index: u64) -> Option<Case> {
+    let cfg = Config {
+        targets: vec![target.name.to_owned()],
+        ..Config::default()
+    };
+    let gen = Generator::new(&cfg);
+    let ms = super::mutants::useful_mutators();
+    if ms.is_empty() {
+        return None;
+    }
+    let mut buf = Vec::new();
+    seed::with_bytes(
+        seed,
+        &domain(MUTANTS, target.name),
+        case_index(chunk, index),
+        &mut buf,
+        |u| {
+            // A few bases: some mutators need two kernels or an argument.
+            for _ in 0..4 {
+                let Ok(base) = gen.valid_case(u, String::new()) else {
+                    continue;
+                };
+                let start = u.choose_index(ms.len()).unwrap_or(0);
+                for k in 0..ms.len() {
+                    if let Some(c) = ms[(start + k) % ms.len()].apply(&base, u) {
+                        return Some(c);
+                    }
+                }
+            }
+            None
+        },
+    )
+}
+
+/// `mutants.CPU.SEED.INDEX@RULE.hsaco`, for case `index` of chunk `chunk`.
+pub fn mutant_name(cpu: &str, seed: u64, chunk: u64, index: u64, rule: &str) -> String {
+    let i = case_index(chunk, index);
+    format!("{}.{seed}.{i}@{rule}.hsaco", domain(MUTANTS, cpu))
+}
+
+/// The mutant `name` (`mutants.CPU.SEED.INDEX@RULE.hsaco`) stands for, made
+/// again; `None` when the name is not such a name or the mutant made again
+/// breaks another rule.
+fn mutant_of(name: &str) -> Option<Case> {
+    let (stem, rule) = name.strip_suffix(".hsaco")?.split_once('@')?;
+    let mut it = stem.split('.');
+    let (kind, cpu, seed, index) = (
+        it.next()?,
+        it.next()?,
+        it.next()?.parse::<u64>().ok()?,
+        it.next()?.parse::<u64>().ok()?,
+    );
+    if kind != MUTANTS || it.next().is_some() {
+        return None;
+    }
+    let c = mutant(targets::by_name(cpu)?, seed, 0, index)?;
+    (c.expect.as_str() == rule).then(|| Case {
+        id: name.to_owned(),
+        seed: Some(seed),
+        ..c
+    })
 }
 
 #[cfg(test)]
@@ -297,8 +363,17 @@ mod tests {
     fn case_names_make_the_same_case_again() {
         let t = targets::by_name("gfx90a").expect("gfx90a");
         let cfg = config(DESCRIPTORS, t);
+        // Case 2 of chunk 3 is case 14 of the domain.
         let c = generate(&Generator::new(&cfg), DESCRIPTORS, t, 7, 3, 2).expect("a case");
-        assert_eq!(c.id, "descriptors.gfx90a.7.3.2.hsaco");
+        assert_eq!(c.id, "descriptors.gfx90a.7.14.hsaco");
+        // The case's bytes are those of (seed 7, domain, index 14), read
+        // the way `gen` reads its own cases.
+        let mut buf = Vec::new();
+        let direct = seed::with_bytes(7, "descriptors.gfx90a", 14, &mut buf, |u| {
+            Generator::new(&cfg).valid_case(u, c.id.clone())
+        })
+        .expect("a case");
+        assert_eq!(direct.elf, c.elf);
         let again = case_of(&c.id).expect("made again");
         assert_eq!(again.elf, c.elf);
         assert!(c.code_object_version >= 3);
@@ -316,12 +391,17 @@ mod tests {
             assert_eq!(Edit::parse(&e.token()), Some(e));
         }
         assert_eq!(Edit::parse("x1"), None);
-        // descriptors.gfx1010.1.0.0 has two kernels.
-        let name = "descriptors.gfx1010.1.0.0.hsaco";
-        let case = case_of(name).expect("case");
-        assert_eq!(case.object.kernels.len(), 2);
+        // The first case of seed 1 on gfx1010 with two kernels.
+        let (stem, case) = (0..64)
+            .map(|i| format!("descriptors.gfx1010.1.{i}"))
+            .find_map(|stem| {
+                let c = case_of(&format!("{stem}.hsaco")).expect("case");
+                (c.object.kernels.len() == 2).then_some((stem, c))
+            })
+            .expect("a case with two kernels");
+        let name = format!("{stem}.hsaco");
         let c = shrink_object(&Input::File {
-            name: name.to_owned(),
+            name: name.clone(),
             bytes: case.elf.clone(),
         });
         let names: Vec<&str> = c
@@ -333,10 +413,7 @@ mod tests {
             .collect();
         assert_eq!(
             names[..2],
-            [
-                "descriptors.gfx1010.1.0.0.d0.hsaco",
-                "descriptors.gfx1010.1.0.0.d1.hsaco"
-            ]
+            [format!("{stem}.d0.hsaco"), format!("{stem}.d1.hsaco")]
         );
         for i in &c {
             let Input::File { name, bytes } = i else {
@@ -348,8 +425,8 @@ mod tests {
         }
         // One kernel left: no kernel is dropped any more, and an edit that
         // changes nothing names no case.
-        let one = case_of("descriptors.gfx1010.1.0.0.d0.hsaco").expect("case");
+        let one = case_of(&format!("{stem}.d0.hsaco")).expect("case");
         assert_eq!(one.object.kernels.len(), 1);
-        assert!(case_of("descriptors.gfx1010.1.0.0.d0_d0.hsaco").is_none());
+        assert!(case_of(&format!("{stem}.d0_d0.hsaco")).is_none());
     }
 }

@@ -14,12 +14,11 @@
 //! rule id prefix: [`reads`]); the others count as not comparable without
 //! running the tool.
 //!
-//! Input names: `mutants.CPU.SEED.CHUNK.INDEX@RULE.hsaco` (the mutant is
-//! made again from the coordinates; the rule names what it breaks).
+//! Input names: `mutants.CPU.SEED.INDEX@RULE.hsaco` (the mutant is made
+//! again from the seed domain `mutants.CPU`, the seed and the index, see
+//! [`super::cases`]; the rule names what it breaks).
 
-use hsaco_gen::arbitrary::Unstructured;
 use hsaco_gen::mutate::{self, Mutator};
-use hsaco_gen::{Case, Config, Generator};
 use hsaco_oracle::targets::Target;
 use hsaco_oracle::Severity;
 use serde_json::Value;
@@ -29,10 +28,8 @@ use super::{Comparison, Difference, Input, Peer, Verdict, View};
 /// Comparison id: which peers accept invalid objects without complaint.
 pub const MUTANTS: &str = "mutants";
 
-/// Mutants per unit of work.
-const PER_CHUNK: u64 = 4;
-/// Bytes of the seeded stream one mutant is drawn from.
-const CASE_BYTES: usize = 4096;
+use super::cases::PER_CHUNK;
+pub use super::cases::{mutant, mutant_name};
 
 /// The rule id prefixes a peer family reads: mutants of other rules are
 /// not comparable for it.
@@ -46,7 +43,7 @@ pub fn reads(family: &str) -> &'static [&'static str] {
 }
 
 /// Mutators of error rules some peer reads, in catalogue order.
-fn useful_mutators() -> Vec<&'static Mutator> {
+pub(crate) fn useful_mutators() -> Vec<&'static Mutator> {
     let all: Vec<&str> = ["llvm-readobj", "llvm-objdump", "comgr"]
         .iter()
         .flat_map(|f| reads(f).iter().copied())
@@ -56,70 +53,6 @@ fn useful_mutators() -> Vec<&'static Mutator> {
         .filter(|m| all.iter().any(|p| m.rule.id.starts_with(p)))
         .filter(|m| m.rule.severity == Severity::Error)
         .collect()
-}
-
-fn mix(mut z: u64) -> u64 {
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
-
-fn name_hash(s: &str) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in s.bytes() {
-        h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
-    }
-    h
-}
-
-fn stream(seed: u64, len: usize) -> Vec<u8> {
-    let mut x = seed;
-    let mut out = Vec::with_capacity(len + 8);
-    while out.len() < len {
-        x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        out.extend_from_slice(&mix(x).to_le_bytes());
-    }
-    out.truncate(len);
-    out
-}
-
-/// The mutant at these coordinates: a valid base case, then a drawn
-/// mutator among those of error rules some peer reads ([`reads`]) that
-/// applies to it (the next ones in order when it does not).
-pub fn mutant(target: &Target, seed: u64, chunk: u64, index: u64) -> Option<Case> {
-    let cfg = Config {
-        targets: vec![target.name.to_owned()],
-        ..Config::default()
-    };
-    let gen = Generator::new(&cfg);
-    let ms = useful_mutators();
-    if ms.is_empty() {
-        return None;
-    }
-    // A few bases: some mutators need two kernels or an argument.
-    for attempt in 0..4u64 {
-        let s = mix(seed ^ mix(name_hash(MUTANTS) ^ mix(name_hash(target.name))))
-            ^ mix(chunk.wrapping_mul(PER_CHUNK).wrapping_add(index))
-            ^ attempt.wrapping_mul(0x5851_f42d_4c95_7f2d);
-        let bytes = stream(s, CASE_BYTES);
-        let mut u = Unstructured::new(&bytes);
-        let Ok(base) = gen.valid_case(&mut u, String::new()) else {
-            continue;
-        };
-        let start = u.choose_index(ms.len()).unwrap_or(0);
-        for k in 0..ms.len() {
-            let m = ms[(start + k) % ms.len()];
-            if let Some(c) = m.apply(&base, &mut u) {
-                return Some(c);
-            }
-        }
-    }
-    None
-}
-
-/// `mutants.CPU.SEED.CHUNK.INDEX@RULE.hsaco`.
-pub fn mutant_name(cpu: &str, seed: u64, chunk: u64, index: u64, rule: &str) -> String {
-    format!("{MUTANTS}.{cpu}.{seed}.{chunk}.{index}@{rule}.hsaco")
 }
 
 /// The rule a mutant's name says it breaks.

@@ -15,8 +15,6 @@ use hsaco_gen::Config;
 use hsaco_oracle::smem::parse::Dialect;
 use hsaco_oracle::smem::{self, Offset, SmemGen, Verdict as SmemVerdict};
 use hsaco_oracle::targets::Target;
-use rand_chacha::ChaCha20Rng;
-use rand_core::{Rng as _, SeedableRng};
 
 use crate::smem_diff::{self, Expectation, LlvmView, Outcome, Words};
 
@@ -42,21 +40,12 @@ pub fn family(target: &Target) -> Result<SmemGen, String> {
     })
 }
 
-/// FNV-1a of a name, to give each processor its own streams.
-fn name_hash(s: &str) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in s.bytes() {
-        h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
-    }
-    h
-}
-
 /// The SMEM instruction words of streams generated for `target`: `n`
 /// words of chunk `chunk` under `seed`. The streams come from
-/// `hsaco_gen::smem::arbitrary_stream` fed by the ChaCha20 key stream with
-/// key = seed (8 bytes LE) ++ FNV-1a of the processor name (8 bytes LE) ++
-/// zeros, stream id = chunk × 2^16 + refill. `text_only` leaves out GFX9's
-/// SOE-only offset form, which has no assembler text.
+/// `hsaco_gen::smem::arbitrary_stream` fed by the seed scheme's stream
+/// ([`hsaco_gen::seed`]) of the domain named by the bare processor name,
+/// index chunk × 2^16 + refill (64 KiB a refill). `text_only` leaves out
+/// GFX9's SOE-only offset form, which has no assembler text.
 pub fn stream_words(target: &Target, seed: u64, chunk: u64, n: usize, text_only: bool) -> Vec<u64> {
     let mut out = Vec::with_capacity(n);
     if SmemGen::for_target(target).is_none() {
@@ -67,14 +56,10 @@ pub fn stream_words(target: &Target, seed: u64, chunk: u64, n: usize, text_only:
     cfg.smem_min_len = cfg.smem_min_len.max(1);
     cfg.smem_max_len = cfg.smem_max_len.max(cfg.smem_min_len);
     cfg.sanitize();
-    let mut key = [0u8; 32];
-    key[..8].copy_from_slice(&seed.to_le_bytes());
-    key[8..16].copy_from_slice(&name_hash(target.name).to_le_bytes());
     let mut buf = vec![0u8; 1 << 16];
     for refill in 0..256u64 {
-        let mut rng = ChaCha20Rng::from_seed(key);
-        rng.set_stream(chunk.wrapping_mul(1 << 16).wrapping_add(refill));
-        rng.fill_bytes(&mut buf);
+        let index = chunk.wrapping_mul(1 << 16).wrapping_add(refill);
+        hsaco_gen::seed::fill(seed, target.name, index, &mut buf);
         let mut u = Unstructured::new(&buf);
         while out.len() < n && !u.is_empty() {
             let Ok(s) = hsaco_gen::smem::arbitrary_stream(&mut u, &cfg, target) else {
