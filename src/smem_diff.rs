@@ -20,6 +20,7 @@
 
 use std::fmt::{self, Write as _};
 
+use hsaco_gen::seed::{self, ChaCha20Rng, Rng as _};
 use hsaco_oracle::smem::parse::Dialect;
 use hsaco_oracle::smem::{
     self, Class, Decoded, Instruction, InvalidReason, Offset, SmemGen, Verdict,
@@ -44,59 +45,35 @@ pub fn resolve_processor(name: &str) -> Result<&'static hsaco_oracle::targets::T
     })
 }
 
-/// Deterministic xorshift64* generator.
-#[derive(Clone, Debug)]
-pub struct Rng(u64);
-
-impl Rng {
-    /// A generator whose stream depends on `seed` and on the processor
-    /// name, so that each processor sees different words for one seed.
-    pub fn new(seed: u64, cpu: &str) -> Self {
-        // FNV-1a of the name, then a SplitMix64 finaliser.
-        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-        for b in cpu.bytes() {
-            h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
-        }
-        let mut z = seed ^ h;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^= z >> 31;
-        // xorshift needs a non-zero state.
-        Self(z | 1)
-    }
-
-    /// The next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-}
-
 /// The random words of one processor: nine in ten carry the SMEM
 /// encoding, two in three a defined opcode; all other bits are uniform.
+/// The numbers come from the seed scheme ([`hsaco_gen::seed`]), domain
+/// `words.CPU`, index 0; each word takes two 64-bit draws.
 #[derive(Clone, Debug)]
 pub struct Words {
-    rng: Rng,
+    rng: ChaCha20Rng,
     gen: SmemGen,
 }
 
 impl Words {
+    /// The seed domain of `cpu`'s random words.
+    pub fn domain(cpu: &str) -> String {
+        format!("words.{cpu}")
+    }
+
     /// The stream for `seed` and `cpu` (of family `gen`).
     pub fn new(gen: SmemGen, cpu: &str, seed: u64) -> Self {
         Self {
-            rng: Rng::new(seed, cpu),
+            rng: seed::rng(seed, &Self::domain(cpu), 0),
             gen,
         }
     }
 
-    /// The stream positioned at word number `index`.
+    /// The stream positioned at word number `index` (a seek, not a walk:
+    /// four 32-bit stream words a word).
     pub fn starting_at(gen: SmemGen, cpu: &str, seed: u64, index: u64) -> Self {
         let mut w = Self::new(gen, cpu, seed);
-        for _ in 0..index {
-            w.next_word();
-        }
+        w.rng.set_word_pos(u128::from(index) * 4);
         w
     }
 

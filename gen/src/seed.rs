@@ -24,8 +24,9 @@
 //! (seed, domain, index) and of the domain's options only: never of how
 //! many cases are asked for, the machine, threads or order.
 
-use rand_chacha::ChaCha20Rng;
-use rand_core::{Rng, SeedableRng};
+pub use rand_chacha::ChaCha20Rng;
+pub use rand_core::Rng;
+use rand_core::SeedableRng;
 
 /// The domain of the `gen` command's cases (its [`domain_key`] is 0).
 pub const GEN: &str = "gen";
@@ -63,12 +64,19 @@ pub fn domain_key(domain: &str) -> u64 {
 /// Fills `buf` with the first `buf.len()` bytes of case `index`'s stream
 /// in `domain` under `seed`.
 pub fn fill(seed: u64, domain: &str, index: u64, buf: &mut [u8]) {
+    rng(seed, domain, index).fill_bytes(buf);
+}
+
+/// The generator of case `index`'s stream in `domain` under `seed`, for
+/// callers that draw numbers rather than bytes (its bytes are those of
+/// [`fill`]; `set_word_pos` seeks in 32-bit words).
+pub fn rng(seed: u64, domain: &str, index: u64) -> ChaCha20Rng {
     let mut key = [0u8; 32];
     key[..8].copy_from_slice(&seed.to_le_bytes());
     key[8..16].copy_from_slice(&domain_key(domain).to_le_bytes());
     let mut rng = ChaCha20Rng::from_seed(key);
     rng.set_stream(index);
-    rng.fill_bytes(buf);
+    rng
 }
 
 /// The first `len` bytes of case `index`'s stream in `domain` under
@@ -154,6 +162,23 @@ mod tests {
         let mut g = [0u8; 32];
         fill(1, GEN, 5, &mut g);
         assert_ne!(b, g);
+    }
+
+    /// Numbers drawn from [`rng`] are the stream's bytes, little-endian,
+    /// and seeking by words lands where drawing would.
+    #[test]
+    fn rng_draws_the_stream_and_seeks_in_words() {
+        let mut b = [0u8; 48];
+        fill(5, "words.gfx900", 0, &mut b);
+        let mut r = rng(5, "words.gfx900", 0);
+        for k in 0..6 {
+            let want = u64::from_le_bytes(b[k * 8..k * 8 + 8].try_into().expect("8 bytes"));
+            assert_eq!(r.next_u64(), want);
+        }
+        let mut r = rng(5, "words.gfx900", 0);
+        r.set_word_pos(6);
+        let want = u64::from_le_bytes(b[24..32].try_into().expect("8 bytes"));
+        assert_eq!(r.next_u64(), want);
     }
 
     /// A case that exhausts the first 4096 bytes is built again from a

@@ -362,7 +362,8 @@ impl Allowlist {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::smem_diff::{self, Divergence, Rng};
+    use crate::smem_diff::{self, Divergence};
+    use hsaco_gen::seed::Rng as _;
     use hsaco_oracle::smem::SmemGen;
 
     fn subject<'a>(
@@ -428,7 +429,7 @@ mod tests {
             (SmemGen::Gfx10_3, Generation::Gfx10),
             (SmemGen::Gfx11, Generation::Gfx11),
         ];
-        let mut r = Rng::new(7, "allowlist");
+        let mut r = hsaco_gen::seed::rng(7, "allowlist-test", 0);
         let mut hits = 0;
         for k in 0..400_000u32 {
             let mut w = r.next_u64();
