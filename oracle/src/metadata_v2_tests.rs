@@ -1,4 +1,3 @@
-
 use super::*;
 use crate::rules::Severity;
 use std::collections::BTreeSet;
