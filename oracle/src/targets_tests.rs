@@ -1,4 +1,3 @@
-
 use super::id::edit_distance;
 use super::*;
 use proptest::prelude::*;
