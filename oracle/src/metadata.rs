@@ -39,6 +39,10 @@ use fields::*;
 use scan::*;
 use schema::*;
 pub use value_kind::ValueKind;
+pub(crate) use value_kind::{hidden_block_start, Space};
+// The V3+ checker coerces strings the way LLVM's YAML reader does (its
+// lenient verifier), so both metadata formats read scalars alike.
+pub(crate) use crate::yaml::{parse_bool as parse_yaml_bool, parse_uint as parse_yaml_uint};
 use views::*;
 pub(crate) use views::{KernelRef, Memo, Parts};
 
@@ -297,39 +301,6 @@ impl Arg {
     /// The value kind, if it is one LLVM knows.
     pub fn kind(&self) -> Option<ValueKind> {
         self.value_kind.as_deref().and_then(ValueKind::parse)
-    }
-}
-
-/// LLVM's YAML integer reading (`StringRef::getAsInteger` with radix 0):
-/// decimal, `0x` hex, `0b` binary, `0o` or leading-zero octal.
-pub(crate) fn parse_yaml_uint(s: &str) -> Option<u64> {
-    let (digits, radix) = if let Some(r) = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
-        (r, 16)
-    } else if let Some(r) = s.strip_prefix("0b").or_else(|| s.strip_prefix("0B")) {
-        (r, 2)
-    } else if let Some(r) = s.strip_prefix("0o") {
-        (r, 8)
-    } else if s.len() > 1 && s.starts_with('0') {
-        (&s[1..], 8)
-    } else {
-        (s, 10)
-    };
-    if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
-        return None;
-    }
-    u64::from_str_radix(digits, radix).ok()
-}
-
-/// LLVM's YAML boolean spellings (`llvm::yaml::parseBool`).
-pub(crate) fn parse_yaml_bool(s: &str) -> Option<bool> {
-    match s {
-        "y" | "Y" | "yes" | "Yes" | "YES" | "true" | "True" | "TRUE" | "on" | "On" | "ON" => {
-            Some(true)
-        }
-        "n" | "N" | "no" | "No" | "NO" | "false" | "False" | "FALSE" | "off" | "Off" | "OFF" => {
-            Some(false)
-        }
-        _ => None,
     }
 }
 

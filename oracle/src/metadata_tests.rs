@@ -881,3 +881,18 @@ proptest::proptest! {
         let _ = check(&bytes, 0, &c.ctx, &mut sink);
     }
 }
+
+/// `Space::from_index` reads both formats' address-space lists by position:
+/// they must list the spaces in the same order.
+#[test]
+fn address_space_lists_share_their_order() {
+    let v2 = crate::metadata_v2::ADDR_SPACE_QUALS;
+    assert_eq!(ADDRESS_SPACES.len(), v2.len());
+    for (a, b) in ADDRESS_SPACES.iter().zip(v2) {
+        assert!(a.eq_ignore_ascii_case(b), "{a} vs {b}");
+    }
+    assert_eq!(
+        Space::from_index(bytes_index(ADDRESS_SPACES, b"local")),
+        Space::Local
+    );
+}

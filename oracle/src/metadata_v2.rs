@@ -26,10 +26,11 @@
 //! `getKernArgSegmentSize` does. The model records these computed offsets
 //! ([`ArgV2::offset`]) and the layout rules use them.
 
-use crate::metadata::{parse_yaml_bool, parse_yaml_uint, printf_ok, ValueKind};
+use crate::metadata::{hidden_block_start, printf_ok, Space, ValueKind};
 use crate::rules::{Rule, Sink};
 use crate::targets::{CodeObjectVersion, FeatureSetting, TargetId};
 use crate::yaml::{self, Entry, ErrorKind, Node, Style, Value};
+use crate::yaml::{parse_bool as parse_yaml_bool, parse_uint as parse_yaml_uint};
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
 

@@ -268,12 +268,8 @@ impl Checker<'_, '_> {
             );
         }
         let as_ = a.address_space;
-        let bad_space = match kind {
-            K::DynamicSharedPointer => as_.is_some_and(|s| s != b"local"),
-            K::GlobalBuffer => as_ == Some(b"local"),
-            _ => false,
-        };
-        if bad_space {
+        let space = as_.map(|b| Space::from_index(bytes_index(ADDRESS_SPACES, b)));
+        if kind.wrong_space(space) {
             self.report(
                 &ARG_ADDRESS_SPACE,
                 af.get(kdef!(arg ".address_space")),
@@ -284,12 +280,7 @@ impl Checker<'_, '_> {
                 ),
             );
         }
-        let want = match kind {
-            K::GlobalBuffer if matches!(as_, Some(b"global" | b"constant" | b"generic")) => Some(8),
-            K::Image | K::Sampler | K::Pipe | K::Queue => Some(8),
-            K::DynamicSharedPointer => Some(4),
-            _ => None,
-        };
+        let want = kind.pointer_size(space);
         if let (Some(want), Some(size)) = (want, a.size) {
             if size != want {
                 self.report(
@@ -306,13 +297,8 @@ impl Checker<'_, '_> {
     /// explicit arguments rounded up to 8 (`getAlignmentForImplicitArgPtr`
     /// for amdhsa; confirmed with clang-19).
     pub(super) fn hidden_layout(&mut self, args: &[ArgView<'_>], what: &dyn fmt::Display) {
-        let explicit_end = args
-            .iter()
-            .filter(|a| a.kind().is_some_and(|kd| !kd.is_hidden()))
-            .filter_map(|a| a.offset?.checked_add(a.size?))
-            .max()
-            .unwrap_or(0);
-        let Some(base) = explicit_end.checked_add(7).map(|e| e & !7) else {
+        let spans = args.iter().map(|a| (a.kind(), a.offset, a.size));
+        let Some(base) = hidden_block_start(spans) else {
             return;
         };
         for (i, a) in args.iter().enumerate() {

@@ -199,3 +199,71 @@ impl ValueKind {
         }
     }
 }
+
+/// An argument's address space as the kind rules see it. The wire
+/// spellings differ (`local` in V3+, `Local` in V2); the rules, shared by
+/// both checkers, do not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Space {
+    /// `local`.
+    Local,
+    /// `global`, `constant` or `generic`: 64-bit pointers.
+    Wide,
+    /// Any other value (`private`, `region`, or one LLVM does not know).
+    Other,
+}
+
+impl Space {
+    /// The space at `index` of an address-space enumeration in LLVM's
+    /// `AddressSpaceQualifier` order (private, global, constant, local,
+    /// generic, region), which both formats' value lists follow; `None`
+    /// (a value not in the list) is [`Space::Other`].
+    pub(crate) fn from_index(index: Option<usize>) -> Space {
+        match index {
+            Some(3) => Space::Local,
+            Some(1 | 2 | 4) => Space::Wide,
+            _ => Space::Other,
+        }
+    }
+}
+
+impl ValueKind {
+    /// Whether an argument of this kind in `space` (`None`: no address
+    /// space given) is in the wrong one: a `dynamic_shared_pointer`
+    /// outside local memory, a `global_buffer` in it
+    /// (`AMDGPUHSAMetadataStreamer::getValueKind`).
+    pub(crate) fn wrong_space(self, space: Option<Space>) -> bool {
+        match self {
+            Self::DynamicSharedPointer => space.is_some_and(|s| s != Space::Local),
+            Self::GlobalBuffer => space == Some(Space::Local),
+            _ => false,
+        }
+    }
+
+    /// The size a pointer-like argument of this kind in `space` has: 8
+    /// bytes for wide global buffers, images, samplers, pipes and queues,
+    /// 4 for dynamic shared pointers; `None` where no size is implied.
+    pub(crate) fn pointer_size(self, space: Option<Space>) -> Option<u64> {
+        match self {
+            Self::GlobalBuffer if space == Some(Space::Wide) => Some(8),
+            Self::Image | Self::Sampler | Self::Pipe | Self::Queue => Some(8),
+            Self::DynamicSharedPointer => Some(4),
+            _ => None,
+        }
+    }
+}
+
+/// Where the hidden arguments start: the end of the explicit arguments,
+/// given as `(kind, offset, size)`, rounded up to 8 (where LLVM's implicit
+/// argument pointer points); `None` if that overflows. Arguments of an
+/// unknown kind or without offset and size do not count.
+pub(crate) fn hidden_block_start(
+    args: impl Iterator<Item = (Option<ValueKind>, Option<u64>, Option<u64>)>,
+) -> Option<u64> {
+    let explicit_end = args
+        .filter(|(kind, ..)| kind.is_some_and(|k| !k.is_hidden()))
+        .filter_map(|(_, offset, size)| offset?.checked_add(size?))
+        .max()
+        .unwrap_or(0);
+    explicit_end.checked_add(7).map(|e| e & !7)
+}

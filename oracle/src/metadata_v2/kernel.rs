@@ -465,12 +465,8 @@ impl Checker<'_> {
             );
         }
         let space = a.addr_space_qual.as_deref();
-        let bad_space = match kind {
-            K::DynamicSharedPointer => space.is_some_and(|s| s != "Local"),
-            K::GlobalBuffer => space == Some("Local"),
-            _ => false,
-        };
-        if bad_space {
+        let class = space.map(|s| Space::from_index(ADDR_SPACE_QUALS.iter().position(|q| *q == s)));
+        if kind.wrong_space(class) {
             self.report(
                 &ARG_ADDRESS_SPACE,
                 w.addr_space_qual,
@@ -481,12 +477,7 @@ impl Checker<'_> {
                 ),
             );
         }
-        let want = match kind {
-            K::GlobalBuffer if matches!(space, Some("Global" | "Constant" | "Generic")) => Some(8),
-            K::Image | K::Sampler | K::Pipe | K::Queue => Some(8),
-            K::DynamicSharedPointer => Some(4),
-            _ => None,
-        };
+        let want = kind.pointer_size(class);
         if let (Some(want), Some(size)) = (want, a.size) {
             if size != want {
                 self.report(
@@ -501,14 +492,8 @@ impl Checker<'_> {
     /// Checks hidden arguments against LLVM's slots: 8 bytes each, from
     /// the end of the explicit arguments rounded up to 8.
     pub(super) fn hidden_layout(&mut self, k: &KernelV2, at: &[ArgAt], what: &str) {
-        let explicit_end = k
-            .args
-            .iter()
-            .filter(|a| a.kind().is_some_and(|kd| !kd.is_hidden()))
-            .filter_map(|a| a.offset?.checked_add(a.size?))
-            .max()
-            .unwrap_or(0);
-        let Some(base) = explicit_end.checked_add(7).map(|e| e & !7) else {
+        let spans = k.args.iter().map(|a| (a.kind(), a.offset, a.size));
+        let Some(base) = hidden_block_start(spans) else {
             return;
         };
         for (i, (a, w)) in k.args.iter().zip(at).enumerate() {
