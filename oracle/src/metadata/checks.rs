@@ -247,18 +247,18 @@ impl Checker<'_, '_> {
         let af = &a.nodes;
         let mut misplaced: [Option<(&str, usize)>; 4] = [None; 4];
         if a.pointee_align.is_some() && kind != K::DynamicSharedPointer {
-            misplaced[0] = Some((".pointee_align", kdef!(arg ".pointee_align")));
+            misplaced[0] = Some((kname!(arg ".pointee_align"), kdef!(arg ".pointee_align")));
         }
         if a.address_space.is_some() && !matches!(kind, K::GlobalBuffer | K::DynamicSharedPointer) {
-            misplaced[1] = Some((".address_space", kdef!(arg ".address_space")));
+            misplaced[1] = Some((kname!(arg ".address_space"), kdef!(arg ".address_space")));
         }
         // The doc allows .access only on images and pipes, but clang writes
         // it on HIP global_buffer arguments too (docs/errata.md).
         if a.has(kdef!(arg ".access")) && !matches!(kind, K::Image | K::Pipe | K::GlobalBuffer) {
-            misplaced[2] = Some((".access", kdef!(arg ".access")));
+            misplaced[2] = Some((kname!(arg ".access"), kdef!(arg ".access")));
         }
         if a.is_pipe.is_some() && kind != K::Pipe {
-            misplaced[3] = Some((".is_pipe", kdef!(arg ".is_pipe")));
+            misplaced[3] = Some((kname!(arg ".is_pipe"), kdef!(arg ".is_pipe")));
         }
         for (key, di) in misplaced.into_iter().flatten() {
             self.report(

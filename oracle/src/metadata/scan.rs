@@ -405,10 +405,16 @@ impl Checker<'_, '_> {
         let is_array = |n: Node| matches!(doc.raw(n), Some(Raw::Array(_)));
         let walk = |visit: &mut dyn FnMut(Node)| {
             visit(0);
-            if let Some(ks) = doc.map_get(0, "amdhsa.kernels").filter(|&n| is_array(n)) {
+            if let Some(ks) = doc
+                .map_get(0, kname!(root "amdhsa.kernels"))
+                .filter(|&n| is_array(n))
+            {
                 for k in doc.children(ks).filter(|&k| doc.is_map(k)) {
                     visit(k);
-                    if let Some(args) = doc.map_get(k, ".args").filter(|&n| is_array(n)) {
+                    if let Some(args) = doc
+                        .map_get(k, kname!(kernel ".args"))
+                        .filter(|&n| is_array(n))
+                    {
                         doc.children(args)
                             .filter(|&a| doc.is_map(a))
                             .for_each(&mut *visit);

@@ -155,39 +155,17 @@ pub(super) const ARG_KEYS: &[KeyDef] = &[
     key(".is_pipe", Shape::Bool),
 ];
 
-pub(super) const VALUE_KIND_NAMES: &[&str] = &[
-    "by_value",
-    "global_buffer",
-    "dynamic_shared_pointer",
-    "sampler",
-    "image",
-    "pipe",
-    "queue",
-    "hidden_global_offset_x",
-    "hidden_global_offset_y",
-    "hidden_global_offset_z",
-    "hidden_none",
-    "hidden_printf_buffer",
-    "hidden_hostcall_buffer",
-    "hidden_default_queue",
-    "hidden_completion_action",
-    "hidden_multigrid_sync_arg",
-    "hidden_block_count_x",
-    "hidden_block_count_y",
-    "hidden_block_count_z",
-    "hidden_group_size_x",
-    "hidden_group_size_y",
-    "hidden_group_size_z",
-    "hidden_remainder_x",
-    "hidden_remainder_y",
-    "hidden_remainder_z",
-    "hidden_grid_dims",
-    "hidden_heap_v1",
-    "hidden_dynamic_lds_size",
-    "hidden_private_base",
-    "hidden_shared_base",
-    "hidden_queue_ptr",
-];
+/// `.value_kind` spellings, in the order of [`ValueKind::ALL`]: made from
+/// [`ValueKind::as_str`] at compile time, so the names are written once.
+pub(super) const VALUE_KIND_NAMES: &[&str] = &{
+    let mut names = [""; ValueKind::ALL.len()];
+    let mut i = 0;
+    while i < names.len() {
+        names[i] = ValueKind::ALL[i].as_str();
+        i += 1;
+    }
+    names
+};
 
 /// Which map a key sits in; decides the AMD namespace prefix and the
 /// missing-key rule.
@@ -278,6 +256,21 @@ macro_rules! kdef {
     };
 }
 pub(crate) use kdef;
+
+/// The spelling of a known key, read from its level's table (and checked
+/// against it at compile time), for code that needs the name itself.
+macro_rules! kname {
+    (root $key:literal) => {
+        $crate::metadata::schema::ROOT_KEYS[$crate::metadata::schema::kdef!(root $key)].key
+    };
+    (kernel $key:literal) => {
+        $crate::metadata::schema::KERNEL_KEYS[$crate::metadata::schema::kdef!(kernel $key)].key
+    };
+    (arg $key:literal) => {
+        $crate::metadata::schema::ARG_KEYS[$crate::metadata::schema::kdef!(arg $key)].key
+    };
+}
+pub(crate) use kname;
 
 /// Table sizes, for the fixed-size field arrays.
 pub(super) const ROOT_N: usize = ROOT_KEYS.len();

@@ -78,7 +78,7 @@ impl ValueKind {
     ];
 
     /// The wire spelling.
-    pub fn as_str(self) -> &'static str {
+    pub const fn as_str(self) -> &'static str {
         match self {
             Self::ByValue => "by_value",
             Self::GlobalBuffer => "global_buffer",
@@ -116,7 +116,7 @@ impl ValueKind {
 
     /// Parses the wire spelling.
     pub fn parse(s: &str) -> Option<ValueKind> {
-        // VALUE_KIND_NAMES lists the kinds in the order of ALL (tested).
+        // VALUE_KIND_NAMES lists the kinds in the order of ALL (made so).
         Self::ALL
             .get(bytes_index(VALUE_KIND_NAMES, s.as_bytes())?)
             .copied()

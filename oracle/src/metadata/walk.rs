@@ -74,7 +74,7 @@ impl<'a> Checker<'_, 'a> {
         });
         if let Some(md) = &mut model {
             if f.get(kdef!(root "amdhsa.globals")).is_some() {
-                md.other_keys.push("amdhsa.globals".to_owned());
+                md.other_keys.push(kname!(root "amdhsa.globals").to_owned());
             }
         }
         // Names and symbols within the note; one kernel (as Tensile writes
@@ -213,7 +213,7 @@ impl<'a> Checker<'_, 'a> {
         // Name the kernel in messages before its fields are known.
         let label = self
             .doc
-            .map_get(kn, ".name")
+            .map_get(kn, kname!(kernel ".name"))
             .and_then(|v| self.doc.raw(v))
             .and_then(|r| r.as_str_bytes())
             .map(lossy);
