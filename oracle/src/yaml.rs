@@ -943,6 +943,43 @@ impl<'a> Parser<'a> {
     }
 }
 
+/// An unsigned integer scalar as LLVM's YAML reader takes it
+/// (`StringRef::getAsInteger` with radix 0): decimal, `0x` hex, `0b`
+/// binary, `0o` or leading-zero octal; no sign, no spaces. `None` for
+/// anything else, or a value beyond 64 bits. Both metadata checkers, and
+/// whoever compares metadata with LLVM's, read integers with it.
+pub fn parse_uint(s: &str) -> Option<u64> {
+    let (digits, radix) = if let Some(r) = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        (r, 16)
+    } else if let Some(r) = s.strip_prefix("0b").or_else(|| s.strip_prefix("0B")) {
+        (r, 2)
+    } else if let Some(r) = s.strip_prefix("0o") {
+        (r, 8)
+    } else if s.len() > 1 && s.starts_with('0') {
+        (&s[1..], 8)
+    } else {
+        (s, 10)
+    };
+    if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
+        return None;
+    }
+    u64::from_str_radix(digits, radix).ok()
+}
+
+/// A boolean scalar in one of LLVM's YAML spellings (`llvm::yaml::parseBool`:
+/// `y`, `yes`, `true`, `on` and their capitalised forms, and the negatives).
+pub fn parse_bool(s: &str) -> Option<bool> {
+    match s {
+        "y" | "Y" | "yes" | "Yes" | "YES" | "true" | "True" | "TRUE" | "on" | "On" | "ON" => {
+            Some(true)
+        }
+        "n" | "N" | "no" | "No" | "NO" | "false" | "False" | "FALSE" | "off" | "Off" | "OFF" => {
+            Some(false)
+        }
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
