@@ -17,7 +17,7 @@
 //! Placement (64-byte alignment, where the entry offset leads) is checked by
 //! [`crate::symbols`], which knows addresses.
 
-use crate::layout::{self, reserved_mask, Word};
+use crate::layout::{self, describe_set_bits, put, reserved_mask, take, Word};
 use crate::rules::Sink;
 use crate::targets::{CodeObjectVersion, Generation, Target};
 use serde::Serialize;
@@ -166,37 +166,117 @@ pub struct KernelDescriptor {
     pub reserved3: [u8; 4],
 }
 
-/// Copies `N` bytes at `at`; the callers pass constant in-range offsets,
-/// and an out-of-range byte would read as 0 rather than panic.
-fn take<const N: usize>(b: &[u8; KD_SIZE], at: usize) -> [u8; N] {
-    let mut out = [0u8; N];
-    for (i, o) in out.iter_mut().enumerate() {
-        *o = b.get(at + i).copied().unwrap_or(0);
-    }
-    out
+/// Accessors that read one row of [`crate::layout::FIELDS`] through the
+/// type's `field` method: `name: u32 = ROW;` returns the value,
+/// `name: bool = ROW;` whether it is non-zero.
+macro_rules! bit_accessors {
+    ($( $(#[$m:meta])* $name:ident: $ty:ident = $row:ident; )*) => {
+        $(
+            $(#[$m])*
+            pub fn $name(&self) -> $ty {
+                $crate::kd::bit_accessors!(@ $ty, self.field(&$crate::layout::$row))
+            }
+        )*
+    };
+    (@ u32, $e:expr) => { $e };
+    (@ bool, $e:expr) => { $e != 0 };
 }
+pub(crate) use bit_accessors;
 
-fn put(out: &mut [u8; KD_SIZE], at: usize, src: &[u8]) {
-    for (i, s) in src.iter().enumerate() {
-        if let Some(o) = out.get_mut(at + i) {
-            *o = *s;
+/// The accessors of the bits V3+ descriptors and V2's `amd_kernel_code_t`
+/// share (same word, same bits, same meaning), for both `impl` blocks.
+macro_rules! shared_accessors {
+    () => {
+        $crate::kd::bit_accessors! {
+            /// rsrc1 5:0 GRANULATED_WORKITEM_VGPR_COUNT: VGPR blocks minus 1.
+            granulated_workitem_vgpr_count: u32 = GRANULATED_WORKITEM_VGPR_COUNT;
+            /// rsrc1 9:6 GRANULATED_WAVEFRONT_SGPR_COUNT: SGPR blocks minus 1
+            /// (GFX6-GFX9; reserved from GFX10).
+            granulated_wavefront_sgpr_count: u32 = GRANULATED_WAVEFRONT_SGPR_COUNT;
+            /// rsrc1 11:10 PRIORITY (must be 0).
+            priority: u32 = PRIORITY;
+            /// rsrc1 13:12 FLOAT_ROUND_MODE_32.
+            float_round_mode_32: u32 = FLOAT_ROUND_MODE_32;
+            /// rsrc1 15:14 FLOAT_ROUND_MODE_16_64.
+            float_round_mode_16_64: u32 = FLOAT_ROUND_MODE_16_64;
+            /// rsrc1 17:16 FLOAT_DENORM_MODE_32.
+            float_denorm_mode_32: u32 = FLOAT_DENORM_MODE_32;
+            /// rsrc1 19:18 FLOAT_DENORM_MODE_16_64.
+            float_denorm_mode_16_64: u32 = FLOAT_DENORM_MODE_16_64;
+            /// rsrc1 20 PRIV (must be 0: CP fills it in).
+            priv_mode: bool = PRIV;
+            /// rsrc1 21 as ENABLE_DX10_CLAMP (its meaning on GFX6-GFX11).
+            enable_dx10_clamp: bool = ENABLE_DX10_CLAMP;
+            /// rsrc1 22 DEBUG_MODE (must be 0: CP fills it in).
+            debug_mode: bool = DEBUG_MODE;
+            /// rsrc1 23 as ENABLE_IEEE_MODE (its meaning on GFX6-GFX11).
+            enable_ieee_mode: bool = ENABLE_IEEE_MODE;
+            /// rsrc1 24 BULKY (must be 0: CP fills it in).
+            bulky: bool = BULKY;
+            /// rsrc1 25 CDBG_USER (must be 0: CP fills it in).
+            cdbg_user: bool = CDBG_USER;
+            /// rsrc1 26 FP16_OVFL (GFX9+; reserved before).
+            fp16_ovfl: bool = FP16_OVFL;
+            /// rsrc1 29 WGP_MODE (GFX10+; reserved before).
+            wgp_mode: bool = WGP_MODE;
+            /// rsrc1 30 MEM_ORDERED (GFX10+; reserved before).
+            mem_ordered: bool = MEM_ORDERED;
+            /// rsrc1 31 FWD_PROGRESS (GFX10+; reserved before).
+            fwd_progress: bool = FWD_PROGRESS;
+            /// rsrc2 5:1 USER_SGPR_COUNT.
+            user_sgpr_count: u32 = USER_SGPR_COUNT;
+            /// rsrc2 6 ENABLE_TRAP_HANDLER (GFX6-GFX11; should be 0).
+            enable_trap_handler: bool = ENABLE_TRAP_HANDLER;
+            /// rsrc2 7 ENABLE_SGPR_WORKGROUP_ID_X.
+            enable_sgpr_workgroup_id_x: bool = ENABLE_SGPR_WORKGROUP_ID_X;
+            /// rsrc2 8 ENABLE_SGPR_WORKGROUP_ID_Y.
+            enable_sgpr_workgroup_id_y: bool = ENABLE_SGPR_WORKGROUP_ID_Y;
+            /// rsrc2 9 ENABLE_SGPR_WORKGROUP_ID_Z.
+            enable_sgpr_workgroup_id_z: bool = ENABLE_SGPR_WORKGROUP_ID_Z;
+            /// rsrc2 10 ENABLE_SGPR_WORKGROUP_INFO.
+            enable_sgpr_workgroup_info: bool = ENABLE_SGPR_WORKGROUP_INFO;
+            /// rsrc2 12:11 ENABLE_VGPR_WORKITEM_ID: 0 X, 1 X Y, 2 X Y Z, 3
+            /// undefined.
+            enable_vgpr_workitem_id: u32 = ENABLE_VGPR_WORKITEM_ID;
+            /// rsrc2 13 ENABLE_EXCEPTION_ADDRESS_WATCH (must be 0).
+            enable_exception_address_watch: bool = ENABLE_EXCEPTION_ADDRESS_WATCH;
+            /// rsrc2 23:15 GRANULATED_LDS_SIZE (must be 0: CP uses the
+            /// dispatch packet).
+            granulated_lds_size: u32 = GRANULATED_LDS_SIZE;
+            /// rsrc2 24 ENABLE_EXCEPTION_IEEE_754_FP_INVALID_OPERATION.
+            enable_exception_ieee_754_fp_invalid_operation: bool = ENABLE_EXCEPTION_IEEE_754_FP_INVALID_OPERATION;
+            /// rsrc2 25 ENABLE_EXCEPTION_FP_DENORMAL_SOURCE.
+            enable_exception_fp_denormal_source: bool = ENABLE_EXCEPTION_FP_DENORMAL_SOURCE;
+            /// rsrc2 26 ENABLE_EXCEPTION_IEEE_754_FP_DIVISION_BY_ZERO.
+            enable_exception_ieee_754_fp_division_by_zero: bool = ENABLE_EXCEPTION_IEEE_754_FP_DIVISION_BY_ZERO;
+            /// rsrc2 27 ENABLE_EXCEPTION_IEEE_754_FP_OVERFLOW.
+            enable_exception_ieee_754_fp_overflow: bool = ENABLE_EXCEPTION_IEEE_754_FP_OVERFLOW;
+            /// rsrc2 28 ENABLE_EXCEPTION_IEEE_754_FP_UNDERFLOW.
+            enable_exception_ieee_754_fp_underflow: bool = ENABLE_EXCEPTION_IEEE_754_FP_UNDERFLOW;
+            /// rsrc2 29 ENABLE_EXCEPTION_IEEE_754_FP_INEXACT.
+            enable_exception_ieee_754_fp_inexact: bool = ENABLE_EXCEPTION_IEEE_754_FP_INEXACT;
+            /// rsrc2 30 ENABLE_EXCEPTION_INT_DIVIDE_BY_ZERO.
+            enable_exception_int_divide_by_zero: bool = ENABLE_EXCEPTION_INT_DIVIDE_BY_ZERO;
+            /// Property 0 ENABLE_SGPR_PRIVATE_SEGMENT_BUFFER (4 user SGPRs).
+            enable_sgpr_private_segment_buffer: bool = ENABLE_SGPR_PRIVATE_SEGMENT_BUFFER;
+            /// Property 1 ENABLE_SGPR_DISPATCH_PTR (2 user SGPRs).
+            enable_sgpr_dispatch_ptr: bool = ENABLE_SGPR_DISPATCH_PTR;
+            /// Property 2 ENABLE_SGPR_QUEUE_PTR (2 user SGPRs).
+            enable_sgpr_queue_ptr: bool = ENABLE_SGPR_QUEUE_PTR;
+            /// Property 3 ENABLE_SGPR_KERNARG_SEGMENT_PTR (2 user SGPRs).
+            enable_sgpr_kernarg_segment_ptr: bool = ENABLE_SGPR_KERNARG_SEGMENT_PTR;
+            /// Property 4 ENABLE_SGPR_DISPATCH_ID (2 user SGPRs).
+            enable_sgpr_dispatch_id: bool = ENABLE_SGPR_DISPATCH_ID;
+            /// Property 5 ENABLE_SGPR_FLAT_SCRATCH_INIT (2 user SGPRs).
+            enable_sgpr_flat_scratch_init: bool = ENABLE_SGPR_FLAT_SCRATCH_INIT;
+            /// Property 6 ENABLE_SGPR_PRIVATE_SEGMENT_SIZE (1 user SGPR).
+            enable_sgpr_private_segment_size: bool = ENABLE_SGPR_PRIVATE_SEGMENT_SIZE;
+            /// Property 10 ENABLE_WAVEFRONT_SIZE32 (GFX10+).
+            enable_wavefront_size32: bool = ENABLE_WAVEFRONT_SIZE32;
         }
-    }
+    };
 }
-
-/// Returns `(first, last)` bit indices of a contiguous non-empty mask.
-fn mask_range(mask: u32) -> (u32, u32) {
-    (mask.trailing_zeros(), 31 - mask.leading_zeros())
-}
-
-fn describe_bits(mask: u32) -> String {
-    let (lo, hi) = mask_range(mask);
-    if lo == hi {
-        format!("bit {lo}")
-    } else {
-        format!("bits {hi}:{lo}")
-    }
-}
+pub(crate) use shared_accessors;
 
 impl KernelDescriptor {
     /// Decodes 64 bytes. Every bit pattern is a descriptor; [`Self::check`]
@@ -246,213 +326,6 @@ impl KernelDescriptor {
         out
     }
 
-    // ---- compute_pgm_rsrc1 -------------------------------------------------
-
-    /// rsrc1 5:0 GRANULATED_WORKITEM_VGPR_COUNT: VGPR blocks minus 1.
-    pub fn granulated_workitem_vgpr_count(&self) -> u32 {
-        self.field(&layout::GRANULATED_WORKITEM_VGPR_COUNT)
-    }
-    /// rsrc1 9:6 GRANULATED_WAVEFRONT_SGPR_COUNT: SGPR blocks minus 1
-    /// (GFX6-GFX9; reserved from GFX10).
-    pub fn granulated_wavefront_sgpr_count(&self) -> u32 {
-        self.field(&layout::GRANULATED_WAVEFRONT_SGPR_COUNT)
-    }
-    /// rsrc1 11:10 PRIORITY (must be 0).
-    pub fn priority(&self) -> u32 {
-        self.field(&layout::PRIORITY)
-    }
-    /// rsrc1 13:12 FLOAT_ROUND_MODE_32.
-    pub fn float_round_mode_32(&self) -> u32 {
-        self.field(&layout::FLOAT_ROUND_MODE_32)
-    }
-    /// rsrc1 15:14 FLOAT_ROUND_MODE_16_64.
-    pub fn float_round_mode_16_64(&self) -> u32 {
-        self.field(&layout::FLOAT_ROUND_MODE_16_64)
-    }
-    /// rsrc1 17:16 FLOAT_DENORM_MODE_32.
-    pub fn float_denorm_mode_32(&self) -> u32 {
-        self.field(&layout::FLOAT_DENORM_MODE_32)
-    }
-    /// rsrc1 19:18 FLOAT_DENORM_MODE_16_64.
-    pub fn float_denorm_mode_16_64(&self) -> u32 {
-        self.field(&layout::FLOAT_DENORM_MODE_16_64)
-    }
-    /// rsrc1 20 PRIV (must be 0).
-    pub fn priv_mode(&self) -> bool {
-        self.field(&layout::PRIV) != 0
-    }
-    /// rsrc1 21 as ENABLE_DX10_CLAMP (its meaning on GFX6-GFX11).
-    pub fn enable_dx10_clamp(&self) -> bool {
-        self.field(&layout::ENABLE_DX10_CLAMP) != 0
-    }
-    /// rsrc1 21 as ENABLE_WG_RR_EN, round-robin work-group scheduling (its
-    /// meaning on GFX12).
-    pub fn enable_wg_rr_en(&self) -> bool {
-        self.field(&layout::ENABLE_WG_RR_EN) != 0
-    }
-    /// rsrc1 22 DEBUG_MODE (must be 0).
-    pub fn debug_mode(&self) -> bool {
-        self.field(&layout::DEBUG_MODE) != 0
-    }
-    /// rsrc1 23 as ENABLE_IEEE_MODE (its meaning on GFX6-GFX11).
-    pub fn enable_ieee_mode(&self) -> bool {
-        self.field(&layout::ENABLE_IEEE_MODE) != 0
-    }
-    /// rsrc1 23 as DISABLE_PERF (its meaning on GFX12).
-    pub fn disable_perf(&self) -> bool {
-        self.field(&layout::DISABLE_PERF) != 0
-    }
-    /// rsrc1 24 BULKY (must be 0).
-    pub fn bulky(&self) -> bool {
-        self.field(&layout::BULKY) != 0
-    }
-    /// rsrc1 25 CDBG_USER (must be 0).
-    pub fn cdbg_user(&self) -> bool {
-        self.field(&layout::CDBG_USER) != 0
-    }
-    /// rsrc1 26 FP16_OVFL (GFX9+; reserved before).
-    pub fn fp16_ovfl(&self) -> bool {
-        self.field(&layout::FP16_OVFL) != 0
-    }
-    /// rsrc1 29 WGP_MODE (GFX10+; reserved before).
-    pub fn wgp_mode(&self) -> bool {
-        self.field(&layout::WGP_MODE) != 0
-    }
-    /// rsrc1 30 MEM_ORDERED (GFX10+; reserved before).
-    pub fn mem_ordered(&self) -> bool {
-        self.field(&layout::MEM_ORDERED) != 0
-    }
-    /// rsrc1 31 FWD_PROGRESS (GFX10+; reserved before).
-    pub fn fwd_progress(&self) -> bool {
-        self.field(&layout::FWD_PROGRESS) != 0
-    }
-
-    // ---- compute_pgm_rsrc2 -------------------------------------------------
-
-    /// rsrc2 0 ENABLE_PRIVATE_SEGMENT (scratch; also the wave offset SGPR
-    /// on targets without architected flat scratch).
-    pub fn enable_private_segment(&self) -> bool {
-        self.field(&layout::ENABLE_PRIVATE_SEGMENT) != 0
-    }
-    /// rsrc2 5:1 USER_SGPR_COUNT.
-    pub fn user_sgpr_count(&self) -> u32 {
-        self.field(&layout::USER_SGPR_COUNT)
-    }
-    /// rsrc2 6 ENABLE_TRAP_HANDLER (GFX6-GFX11; should be 0).
-    pub fn enable_trap_handler(&self) -> bool {
-        self.field(&layout::ENABLE_TRAP_HANDLER) != 0
-    }
-    /// rsrc2 7 ENABLE_SGPR_WORKGROUP_ID_X.
-    pub fn enable_sgpr_workgroup_id_x(&self) -> bool {
-        self.field(&layout::ENABLE_SGPR_WORKGROUP_ID_X) != 0
-    }
-    /// rsrc2 8 ENABLE_SGPR_WORKGROUP_ID_Y.
-    pub fn enable_sgpr_workgroup_id_y(&self) -> bool {
-        self.field(&layout::ENABLE_SGPR_WORKGROUP_ID_Y) != 0
-    }
-    /// rsrc2 9 ENABLE_SGPR_WORKGROUP_ID_Z.
-    pub fn enable_sgpr_workgroup_id_z(&self) -> bool {
-        self.field(&layout::ENABLE_SGPR_WORKGROUP_ID_Z) != 0
-    }
-    /// rsrc2 10 ENABLE_SGPR_WORKGROUP_INFO.
-    pub fn enable_sgpr_workgroup_info(&self) -> bool {
-        self.field(&layout::ENABLE_SGPR_WORKGROUP_INFO) != 0
-    }
-    /// rsrc2 12:11 ENABLE_VGPR_WORKITEM_ID: 0 X, 1 X Y, 2 X Y Z, 3 undefined.
-    pub fn enable_vgpr_workitem_id(&self) -> u32 {
-        self.field(&layout::ENABLE_VGPR_WORKITEM_ID)
-    }
-    /// rsrc2 13 ENABLE_EXCEPTION_ADDRESS_WATCH (must be 0).
-    pub fn enable_exception_address_watch(&self) -> bool {
-        self.field(&layout::ENABLE_EXCEPTION_ADDRESS_WATCH) != 0
-    }
-    /// rsrc2 14 ENABLE_EXCEPTION_MEMORY (must be 0).
-    pub fn enable_exception_memory(&self) -> bool {
-        self.field(&layout::ENABLE_EXCEPTION_MEMORY) != 0
-    }
-    /// rsrc2 23:15 GRANULATED_LDS_SIZE (must be 0).
-    pub fn granulated_lds_size(&self) -> u32 {
-        self.field(&layout::GRANULATED_LDS_SIZE)
-    }
-    /// rsrc2 24 ENABLE_EXCEPTION_IEEE_754_FP_INVALID_OPERATION.
-    pub fn enable_exception_ieee_754_fp_invalid_operation(&self) -> bool {
-        self.field(&layout::ENABLE_EXCEPTION_IEEE_754_FP_INVALID_OPERATION) != 0
-    }
-    /// rsrc2 25 ENABLE_EXCEPTION_FP_DENORMAL_SOURCE.
-    pub fn enable_exception_fp_denormal_source(&self) -> bool {
-        self.field(&layout::ENABLE_EXCEPTION_FP_DENORMAL_SOURCE) != 0
-    }
-    /// rsrc2 26 ENABLE_EXCEPTION_IEEE_754_FP_DIVISION_BY_ZERO.
-    pub fn enable_exception_ieee_754_fp_division_by_zero(&self) -> bool {
-        self.field(&layout::ENABLE_EXCEPTION_IEEE_754_FP_DIVISION_BY_ZERO) != 0
-    }
-    /// rsrc2 27 ENABLE_EXCEPTION_IEEE_754_FP_OVERFLOW.
-    pub fn enable_exception_ieee_754_fp_overflow(&self) -> bool {
-        self.field(&layout::ENABLE_EXCEPTION_IEEE_754_FP_OVERFLOW) != 0
-    }
-    /// rsrc2 28 ENABLE_EXCEPTION_IEEE_754_FP_UNDERFLOW.
-    pub fn enable_exception_ieee_754_fp_underflow(&self) -> bool {
-        self.field(&layout::ENABLE_EXCEPTION_IEEE_754_FP_UNDERFLOW) != 0
-    }
-    /// rsrc2 29 ENABLE_EXCEPTION_IEEE_754_FP_INEXACT.
-    pub fn enable_exception_ieee_754_fp_inexact(&self) -> bool {
-        self.field(&layout::ENABLE_EXCEPTION_IEEE_754_FP_INEXACT) != 0
-    }
-    /// rsrc2 30 ENABLE_EXCEPTION_INT_DIVIDE_BY_ZERO.
-    pub fn enable_exception_int_divide_by_zero(&self) -> bool {
-        self.field(&layout::ENABLE_EXCEPTION_INT_DIVIDE_BY_ZERO) != 0
-    }
-    /// rsrc2 31 as WGP_TAKEOVER (its meaning on GFX12; reserved before).
-    pub fn wgp_takeover(&self) -> bool {
-        self.field(&layout::WGP_TAKEOVER) != 0
-    }
-
-    // ---- compute_pgm_rsrc3 -------------------------------------------------
-
-    /// rsrc3 5:0 ACCUM_OFFSET field (gfx90a family): first AGPR / 4 - 1.
-    pub fn accum_offset_field(&self) -> u32 {
-        self.field(&layout::ACCUM_OFFSET)
-    }
-    /// The first AGPR's unified VGPR index, `(ACCUM_OFFSET + 1) * 4`
-    /// (gfx90a family).
-    pub fn accum_offset(&self) -> u32 {
-        (self.accum_offset_field() + 1) * 4
-    }
-    /// rsrc3 16 TG_SPLIT (gfx90a family).
-    pub fn tg_split(&self) -> bool {
-        self.field(&layout::TG_SPLIT) != 0
-    }
-    /// rsrc3 3:0 SHARED_VGPR_COUNT (GFX10-GFX11, wave64).
-    pub fn shared_vgpr_count(&self) -> u32 {
-        self.field(&layout::SHARED_VGPR_COUNT)
-    }
-    /// INST_PREF_SIZE: rsrc3 9:4 on GFX11, 11:4 on GFX12 (0 elsewhere).
-    pub fn inst_pref_size(&self, generation: Generation) -> u32 {
-        match generation {
-            Generation::Gfx11 => self.field(&layout::INST_PREF_SIZE_GFX11),
-            Generation::Gfx12 => self.field(&layout::INST_PREF_SIZE_GFX12),
-            _ => 0,
-        }
-    }
-    /// rsrc3 10 TRAP_ON_START (GFX11).
-    pub fn trap_on_start(&self) -> bool {
-        self.field(&layout::TRAP_ON_START) != 0
-    }
-    /// rsrc3 11 TRAP_ON_END (GFX11).
-    pub fn trap_on_end(&self) -> bool {
-        self.field(&layout::TRAP_ON_END) != 0
-    }
-    /// rsrc3 13 GLG_EN, group launch guarantee (GFX12).
-    pub fn glg_en(&self) -> bool {
-        self.field(&layout::GLG_EN) != 0
-    }
-    /// rsrc3 31 IMAGE_OP (GFX11+).
-    pub fn image_op(&self) -> bool {
-        self.field(&layout::IMAGE_OP) != 0
-    }
-
-    // ---- kernel_code_properties --------------------------------------------
-
     /// The value of `f` in this descriptor.
     pub fn field(&self, f: &layout::BitField) -> u32 {
         f.get(self.word(f.word))
@@ -467,52 +340,57 @@ impl KernelDescriptor {
             layout::Word::KernargPreload => self.kernarg_preload.into(),
         }
     }
-    /// Property 0 ENABLE_SGPR_PRIVATE_SEGMENT_BUFFER (4 user SGPRs).
-    pub fn enable_sgpr_private_segment_buffer(&self) -> bool {
-        self.field(&layout::ENABLE_SGPR_PRIVATE_SEGMENT_BUFFER) != 0
-    }
-    /// Property 1 ENABLE_SGPR_DISPATCH_PTR (2 user SGPRs).
-    pub fn enable_sgpr_dispatch_ptr(&self) -> bool {
-        self.field(&layout::ENABLE_SGPR_DISPATCH_PTR) != 0
-    }
-    /// Property 2 ENABLE_SGPR_QUEUE_PTR (2 user SGPRs).
-    pub fn enable_sgpr_queue_ptr(&self) -> bool {
-        self.field(&layout::ENABLE_SGPR_QUEUE_PTR) != 0
-    }
-    /// Property 3 ENABLE_SGPR_KERNARG_SEGMENT_PTR (2 user SGPRs).
-    pub fn enable_sgpr_kernarg_segment_ptr(&self) -> bool {
-        self.field(&layout::ENABLE_SGPR_KERNARG_SEGMENT_PTR) != 0
-    }
-    /// Property 4 ENABLE_SGPR_DISPATCH_ID (2 user SGPRs).
-    pub fn enable_sgpr_dispatch_id(&self) -> bool {
-        self.field(&layout::ENABLE_SGPR_DISPATCH_ID) != 0
-    }
-    /// Property 5 ENABLE_SGPR_FLAT_SCRATCH_INIT (2 user SGPRs).
-    pub fn enable_sgpr_flat_scratch_init(&self) -> bool {
-        self.field(&layout::ENABLE_SGPR_FLAT_SCRATCH_INIT) != 0
-    }
-    /// Property 6 ENABLE_SGPR_PRIVATE_SEGMENT_SIZE (1 user SGPR).
-    pub fn enable_sgpr_private_segment_size(&self) -> bool {
-        self.field(&layout::ENABLE_SGPR_PRIVATE_SEGMENT_SIZE) != 0
-    }
-    /// Property 10 ENABLE_WAVEFRONT_SIZE32 (GFX10+).
-    pub fn enable_wavefront_size32(&self) -> bool {
-        self.field(&layout::ENABLE_WAVEFRONT_SIZE32) != 0
-    }
-    /// Property 11 USES_DYNAMIC_STACK (V5+).
-    pub fn uses_dynamic_stack(&self) -> bool {
-        self.field(&layout::USES_DYNAMIC_STACK) != 0
+
+    crate::kd::shared_accessors!();
+
+    bit_accessors! {
+        /// rsrc1 21 as ENABLE_WG_RR_EN, round-robin work-group scheduling
+        /// (its meaning on GFX12).
+        enable_wg_rr_en: bool = ENABLE_WG_RR_EN;
+        /// rsrc1 23 as DISABLE_PERF (its meaning on GFX12).
+        disable_perf: bool = DISABLE_PERF;
+        /// rsrc2 0 ENABLE_PRIVATE_SEGMENT (scratch; also the wave offset
+        /// SGPR on targets without architected flat scratch).
+        enable_private_segment: bool = ENABLE_PRIVATE_SEGMENT;
+        /// rsrc2 14 ENABLE_EXCEPTION_MEMORY (must be 0).
+        enable_exception_memory: bool = ENABLE_EXCEPTION_MEMORY;
+        /// rsrc2 31 as WGP_TAKEOVER (its meaning on GFX12; reserved before).
+        wgp_takeover: bool = WGP_TAKEOVER;
+        /// rsrc3 5:0 ACCUM_OFFSET field (gfx90a family): first AGPR / 4 - 1.
+        accum_offset_field: u32 = ACCUM_OFFSET;
+        /// rsrc3 16 TG_SPLIT (gfx90a family).
+        tg_split: bool = TG_SPLIT;
+        /// rsrc3 3:0 SHARED_VGPR_COUNT (GFX10-GFX11, wave64).
+        shared_vgpr_count: u32 = SHARED_VGPR_COUNT;
+        /// rsrc3 10 TRAP_ON_START (GFX11).
+        trap_on_start: bool = TRAP_ON_START;
+        /// rsrc3 11 TRAP_ON_END (GFX11).
+        trap_on_end: bool = TRAP_ON_END;
+        /// rsrc3 13 GLG_EN, group launch guarantee (GFX12).
+        glg_en: bool = GLG_EN;
+        /// rsrc3 31 IMAGE_OP (GFX11+).
+        image_op: bool = IMAGE_OP;
+        /// Property 11 USES_DYNAMIC_STACK (V5+).
+        uses_dynamic_stack: bool = USES_DYNAMIC_STACK;
+        /// KERNARG_PRELOAD_SPEC_LENGTH (bits 6:0): dwords preloaded into
+        /// SGPRs.
+        kernarg_preload_length: u32 = KERNARG_PRELOAD_SPEC_LENGTH;
+        /// KERNARG_PRELOAD_SPEC_OFFSET (bits 15:7): first preloaded dword.
+        kernarg_preload_offset: u32 = KERNARG_PRELOAD_SPEC_OFFSET;
     }
 
-    // ---- kernarg_preload ---------------------------------------------------
-
-    /// KERNARG_PRELOAD_SPEC_LENGTH (bits 6:0): dwords preloaded into SGPRs.
-    pub fn kernarg_preload_length(&self) -> u32 {
-        self.field(&layout::KERNARG_PRELOAD_SPEC_LENGTH)
+    /// The first AGPR's unified VGPR index, `(ACCUM_OFFSET + 1) * 4`
+    /// (gfx90a family).
+    pub fn accum_offset(&self) -> u32 {
+        (self.accum_offset_field() + 1) * 4
     }
-    /// KERNARG_PRELOAD_SPEC_OFFSET (bits 15:7): first preloaded dword.
-    pub fn kernarg_preload_offset(&self) -> u32 {
-        self.field(&layout::KERNARG_PRELOAD_SPEC_OFFSET)
+    /// INST_PREF_SIZE: rsrc3 9:4 on GFX11, 11:4 on GFX12 (0 elsewhere).
+    pub fn inst_pref_size(&self, generation: Generation) -> u32 {
+        match generation {
+            Generation::Gfx11 => self.field(&layout::INST_PREF_SIZE_GFX11),
+            Generation::Gfx12 => self.field(&layout::INST_PREF_SIZE_GFX12),
+            _ => 0,
+        }
     }
 
     // ---- derived -----------------------------------------------------------
@@ -539,24 +417,6 @@ impl KernelDescriptor {
     pub fn allocated_sgprs(&self, target: &Target) -> Option<u32> {
         allocated_sgprs_hw(target, self.granulated_wavefront_sgpr_count())
     }
-}
-
-fn describe_set_bits(mask: u32) -> String {
-    // Names each maximal run of set bits, so messages read "bits 9:7".
-    let mut parts = Vec::new();
-    let mut m = mask;
-    while m != 0 {
-        let lo = m.trailing_zeros();
-        let run = (m >> lo).trailing_ones();
-        let run_mask = if run >= 32 {
-            u32::MAX
-        } else {
-            ((1u32 << run) - 1) << lo
-        };
-        parts.push(describe_bits(run_mask));
-        m &= !run_mask;
-    }
-    parts.join(", ")
 }
 
 /// One descriptor field as [`KernelDescriptor::fields`] lists it.
@@ -687,7 +547,7 @@ fn allocated_sgprs_hw(target: &Target, g: u32) -> Option<u32> {
     Some(n.div_ceil(gran).saturating_mul(gran))
 }
 
-mod checks;
-mod fields;
+pub(crate) mod checks;
+pub(crate) mod fields;
 #[cfg(test)]
 pub(crate) mod tests;

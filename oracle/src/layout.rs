@@ -15,6 +15,8 @@
 
 use crate::targets::{Generation, Target};
 
+pub mod v2;
+
 /// Size of a kernel descriptor in bytes.
 pub const KD_SIZE: usize = 64;
 
@@ -191,6 +193,48 @@ pub const fn bit_mask(shift: u32, width: u32) -> u32 {
         (1u32 << width) - 1
     };
     ones << shift
+}
+
+/// Copies `N` bytes at `at` of `b`; a byte past the end reads as 0 (the
+/// callers pass constant in-range offsets, and garbage must not panic).
+pub(crate) fn take<const N: usize>(b: &[u8], at: usize) -> [u8; N] {
+    let mut out = [0u8; N];
+    for (i, o) in out.iter_mut().enumerate() {
+        *o = at
+            .checked_add(i)
+            .and_then(|j| b.get(j))
+            .copied()
+            .unwrap_or(0);
+    }
+    out
+}
+
+/// Copies `src` to `at` of `out`, dropping what does not fit.
+pub(crate) fn put(out: &mut [u8], at: usize, src: &[u8]) {
+    for (i, s) in src.iter().enumerate() {
+        if let Some(o) = at.checked_add(i).and_then(|j| out.get_mut(j)) {
+            *o = *s;
+        }
+    }
+}
+
+/// Names each maximal run of set bits, so messages read "bits 15:11, bit
+/// 23".
+pub(crate) fn describe_set_bits(mask: u32) -> String {
+    let mut parts = Vec::new();
+    let mut m = mask;
+    while m != 0 {
+        let lo = m.trailing_zeros();
+        let run = (m >> lo).trailing_ones();
+        let hi = lo + run - 1;
+        parts.push(if hi == lo {
+            format!("bit {lo}")
+        } else {
+            format!("bits {hi}:{lo}")
+        });
+        m &= !bit_mask(lo, run);
+    }
+    parts.join(", ")
 }
 
 fn always(_: &Target) -> bool {

@@ -2,6 +2,8 @@
 //! kernarg preload, and agreement with the kernel's metadata.
 
 use super::*;
+use crate::layout::BitField;
+use crate::rules::Rule;
 
 impl KernelDescriptor {
     /// Checks every field rule that needs only the descriptor, the target
@@ -119,9 +121,7 @@ impl KernelDescriptor {
     }
 
     fn check_rsrc1(&self, target: &Target, at: u64, sink: &mut Sink) {
-        let gen = target.generation;
-        let r1 = self.compute_pgm_rsrc1;
-        if gen >= Generation::Gfx10 && self.granulated_wavefront_sgpr_count() != 0 {
+        if target.generation >= Generation::Gfx10 && self.granulated_wavefront_sgpr_count() != 0 {
             sink.report_lazy(&RSRC1_GRANULATED_SGPR_COUNT, Some(at), || {
                 format!(
                     "GRANULATED_WAVEFRONT_SGPR_COUNT is {} on {target}, where it is reserved (must be 0)",
@@ -129,94 +129,39 @@ impl KernelDescriptor {
                 )
             });
         }
-        if self.priority() != 0 {
-            sink.report_at(
-                &RSRC1_PRIORITY,
-                at,
-                format!("PRIORITY is {}, expected 0", self.priority()),
-            );
-        }
-        if self.priv_mode() {
-            sink.report_at(&RSRC1_PRIV, at, "PRIV is set, expected 0");
-        }
-        if self.debug_mode() {
-            sink.report_at(&RSRC1_DEBUG_MODE, at, "DEBUG_MODE is set, expected 0");
-        }
-        if self.bulky() {
-            sink.report_at(&RSRC1_BULKY, at, "BULKY is set, expected 0");
-        }
-        if self.cdbg_user() {
-            sink.report_at(&RSRC1_CDBG_USER, at, "CDBG_USER is set, expected 0");
-        }
-        let reserved = reserved_mask(Word::Rsrc1, target);
-        if r1 & reserved != 0 {
-            sink.report_at(
-                &RSRC1_RESERVED,
-                at,
-                format!(
-                    "compute_pgm_rsrc1 {r1:#010x} has {} set, reserved on {target}",
-                    describe_set_bits(r1 & reserved)
-                ),
-            );
-        }
+        let r1 = self.compute_pgm_rsrc1;
+        let cp_set = [
+            (&RSRC1_PRIORITY, &layout::PRIORITY),
+            (&RSRC1_PRIV, &layout::PRIV),
+            (&RSRC1_DEBUG_MODE, &layout::DEBUG_MODE),
+            (&RSRC1_BULKY, &layout::BULKY),
+            (&RSRC1_CDBG_USER, &layout::CDBG_USER),
+        ];
+        expect_zero(r1, &cp_set, at, sink);
+        expect_no_reserved(&RSRC1_RESERVED, Word::Rsrc1, r1, target, at, sink);
     }
 
     fn check_rsrc2(&self, target: &Target, at: u64, sink: &mut Sink) {
-        let gen = target.generation;
-        if gen < Generation::Gfx12 && self.enable_trap_handler() {
-            sink.report_at(
-                &RSRC2_TRAP_HANDLER,
-                at,
-                "ENABLE_TRAP_HANDLER is set; CP sets the trap bit itself",
-            );
+        let r2 = self.compute_pgm_rsrc2;
+        if target.generation < Generation::Gfx12 {
+            expect_no_trap_handler(&RSRC2_TRAP_HANDLER, r2, at, sink);
         }
-        if self.enable_exception_address_watch() {
-            sink.report_at(
+        let cp_set = [
+            (
                 &RSRC2_EXCEPTION_ADDRESS_WATCH,
-                at,
-                "ENABLE_EXCEPTION_ADDRESS_WATCH is set, expected 0",
-            );
-        }
-        if self.enable_exception_memory() {
-            sink.report_at(
-                &RSRC2_EXCEPTION_MEMORY,
-                at,
-                "ENABLE_EXCEPTION_MEMORY is set, expected 0",
-            );
-        }
-        if self.granulated_lds_size() != 0 {
-            sink.report_at(
-                &RSRC2_GRANULATED_LDS_SIZE,
-                at,
-                format!(
-                    "GRANULATED_LDS_SIZE is {}, expected 0",
-                    self.granulated_lds_size()
-                ),
-            );
-        }
-        if self.compute_pgm_rsrc2 & reserved_mask(Word::Rsrc2, target) & 1 << 31 != 0 {
-            sink.report_at(
-                &RSRC2_RESERVED,
-                at,
-                format!("compute_pgm_rsrc2 bit 31 is set, reserved on {target}"),
-            );
-        }
+                &layout::ENABLE_EXCEPTION_ADDRESS_WATCH,
+            ),
+            (&RSRC2_EXCEPTION_MEMORY, &layout::ENABLE_EXCEPTION_MEMORY),
+            (&RSRC2_GRANULATED_LDS_SIZE, &layout::GRANULATED_LDS_SIZE),
+        ];
+        expect_zero(r2, &cp_set, at, sink);
+        expect_no_reserved_bit31(&RSRC2_RESERVED, r2, target, at, sink);
     }
 
     fn check_rsrc3(&self, target: &Target, at: u64, sink: &mut Sink) {
         let gen = target.generation;
         let r3 = self.compute_pgm_rsrc3;
-        let reserved = reserved_mask(Word::Rsrc3, target);
-        if r3 & reserved != 0 {
-            sink.report_at(
-                &RSRC3_RESERVED,
-                at,
-                format!(
-                    "compute_pgm_rsrc3 {r3:#010x} has {} set, reserved on {target}",
-                    describe_set_bits(r3 & reserved)
-                ),
-            );
-        }
+        expect_no_reserved(&RSRC3_RESERVED, Word::Rsrc3, r3, target, at, sink);
         if matches!(gen, Generation::Gfx10 | Generation::Gfx11) {
             let shared = self.shared_vgpr_count();
             if shared != 0 && self.wave32(target) {
@@ -393,5 +338,75 @@ impl KernelDescriptor {
                 );
             }
         }
+    }
+}
+
+/// Reports each CP-set field of `fields` that is not 0 in `word`, at `at`,
+/// under its rule (V3+ and V2 share the fields, not the rule ids).
+pub(crate) fn expect_zero(
+    word: u32,
+    fields: &[(&'static Rule, &BitField)],
+    at: u64,
+    sink: &mut Sink,
+) {
+    for (rule, f) in fields {
+        match f.get(word) {
+            0 => {}
+            _ if f.width == 1 => sink.report_at(rule, at, format!("{} is set, expected 0", f.name)),
+            v => sink.report_at(rule, at, format!("{} is {v}, expected 0", f.name)),
+        }
+    }
+}
+
+/// Reports `rule` when `value` of `word` sets bits no field defines on
+/// `target`.
+pub(crate) fn expect_no_reserved(
+    rule: &'static Rule,
+    word: Word,
+    value: u32,
+    target: &Target,
+    at: u64,
+    sink: &mut Sink,
+) {
+    let reserved = value & reserved_mask(word, target);
+    if reserved != 0 {
+        sink.report_at(
+            rule,
+            at,
+            format!(
+                "{} {value:#010x} has {} set, reserved on {target}",
+                word.name(),
+                describe_set_bits(reserved)
+            ),
+        );
+    }
+}
+
+/// Reports `rule` when rsrc2 bit 31 is set where it is reserved (before
+/// GFX12); the other reserved-looking rsrc2 bits have rules of their own.
+pub(crate) fn expect_no_reserved_bit31(
+    rule: &'static Rule,
+    r2: u32,
+    target: &Target,
+    at: u64,
+    sink: &mut Sink,
+) {
+    if r2 & reserved_mask(Word::Rsrc2, target) & 1 << 31 != 0 {
+        sink.report_at(
+            rule,
+            at,
+            format!("compute_pgm_rsrc2 bit 31 is set, reserved on {target}"),
+        );
+    }
+}
+
+/// Reports `rule` when rsrc2 ENABLE_TRAP_HANDLER is set.
+pub(crate) fn expect_no_trap_handler(rule: &'static Rule, r2: u32, at: u64, sink: &mut Sink) {
+    if layout::ENABLE_TRAP_HANDLER.get(r2) != 0 {
+        sink.report_at(
+            rule,
+            at,
+            "ENABLE_TRAP_HANDLER is set; CP sets the trap bit itself",
+        );
     }
 }

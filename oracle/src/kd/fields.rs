@@ -19,6 +19,10 @@ pub(crate) enum Show<T: 'static> {
     SystemSgpr,
     /// An exception enable: "trap on WHAT".
     Trap(&'static str),
+    /// An exception CP reports: "exception on WHAT".
+    Exception(&'static str),
+    /// A count of this unit ("12 SGPRs used").
+    Count(&'static str),
     /// A rounding mode.
     RoundMode,
     /// A denormal mode.
@@ -42,6 +46,9 @@ impl<T> Show<T> {
             Show::SystemSgpr => pick("system SGPR set up", "not set up"),
             Show::Trap(what) if on => format!("trap on {what}"),
             Show::Trap(what) => format!("no trap on {what}"),
+            Show::Exception(what) if on => format!("exception on {what}"),
+            Show::Exception(what) => format!("no exception on {what}"),
+            Show::Count(unit) => format!("{value} {unit}"),
             Show::RoundMode => round_mode_name(value).to_owned(),
             Show::DenormMode => denorm_mode_name(value).to_owned(),
             Show::WorkitemIds => match value {
@@ -147,11 +154,7 @@ pub(super) static SHOWN: &[Shown] = &[
         always,
         Show::With(private_segment),
     ),
-    (
-        &l::USER_SGPR_COUNT,
-        always,
-        Show::With(|_, _, v| format!("{v} user SGPRs")),
-    ),
+    (&l::USER_SGPR_COUNT, always, Show::Count("user SGPRs")),
     // GFX12 has no trap handler bit to speak of.
     (
         &l::ENABLE_TRAP_HANDLER,
