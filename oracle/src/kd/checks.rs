@@ -129,16 +129,15 @@ impl KernelDescriptor {
                 )
             });
         }
-        let r1 = self.compute_pgm_rsrc1;
-        let cp_set = [
-            (&RSRC1_PRIORITY, &layout::PRIORITY),
-            (&RSRC1_PRIV, &layout::PRIV),
-            (&RSRC1_DEBUG_MODE, &layout::DEBUG_MODE),
-            (&RSRC1_BULKY, &layout::BULKY),
-            (&RSRC1_CDBG_USER, &layout::CDBG_USER),
+        let rules = [
+            &RSRC1_PRIORITY,
+            &RSRC1_PRIV,
+            &RSRC1_DEBUG_MODE,
+            &RSRC1_BULKY,
+            &RSRC1_CDBG_USER,
+            &RSRC1_RESERVED,
         ];
-        expect_zero(r1, &cp_set, at, sink);
-        expect_no_reserved(&RSRC1_RESERVED, Word::Rsrc1, r1, target, at, sink);
+        check_rsrc1_cp_and_reserved(self.compute_pgm_rsrc1, rules, target, at, sink);
     }
 
     fn check_rsrc2(&self, target: &Target, at: u64, sink: &mut Sink) {
@@ -339,6 +338,28 @@ impl KernelDescriptor {
             }
         }
     }
+}
+
+/// The rsrc1 checks V3+ and V2 share, under `rules` (PRIORITY, PRIV,
+/// DEBUG_MODE, BULKY, CDBG_USER, then the reserved bits): the fields CP
+/// fills in are 0, and so are the bits no field defines.
+pub(crate) fn check_rsrc1_cp_and_reserved(
+    r1: u32,
+    rules: [&'static Rule; 6],
+    target: &Target,
+    at: u64,
+    sink: &mut Sink,
+) {
+    let [priority, priv_, debug_mode, bulky, cdbg_user, reserved] = rules;
+    let cp_set = [
+        (priority, &layout::PRIORITY),
+        (priv_, &layout::PRIV),
+        (debug_mode, &layout::DEBUG_MODE),
+        (bulky, &layout::BULKY),
+        (cdbg_user, &layout::CDBG_USER),
+    ];
+    expect_zero(r1, &cp_set, at, sink);
+    expect_no_reserved(reserved, Word::Rsrc1, r1, target, at, sink);
 }
 
 /// Reports each CP-set field of `fields` that is not 0 in `word`, at `at`,

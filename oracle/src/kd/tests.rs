@@ -117,41 +117,88 @@ pub(crate) fn run_cases(cases: &[Case]) {
         let mut kd = valid(target);
         let mut facts = valid_facts(target);
         let base = run_all(&kd, &facts, target, c.cov);
-        assert!(
-            base.violations.is_empty(),
-            "case {i} ({}): baseline not clean: {:?}",
-            c.rule.id,
-            base.violations
-        );
         (c.mutate)(&mut kd, &mut facts);
         let sink = run_all(&kd, &facts, target, c.cov);
-        let got = ids(&sink);
-        assert!(
-            got.contains(c.rule.id),
-            "case {i}: {} not reported on {}; got {got:?}",
-            c.rule.id,
-            c.target
-        );
-        let allowed: BTreeSet<&str> = std::iter::once(c.rule.id)
-            .chain(c.also.iter().map(|r| r.id))
-            .collect();
-        assert!(
-            got.is_subset(&allowed),
-            "case {i} ({}): extra rules {got:?}",
-            c.rule.id
-        );
-        for v in &sink.violations {
-            assert_eq!(v.severity, v.rule.severity);
-            assert!(
-                v.offset.is_some_and(|o| (0x100..0x140).contains(&o)),
-                "{v:?}"
-            );
-        }
+        assert_mutant(i, c, &base, &sink, 0x100..0x140);
     }
 }
 
-pub(crate) fn assert_all_covered(rules: &[&Rule], cases: &[Case]) {
-    let covered: BTreeSet<&str> = cases.iter().map(|c| c.rule.id).collect();
+/// A mutation test case: the rule it must break and the others it may.
+pub(crate) trait Mutant {
+    /// The rule the mutation breaks.
+    fn rule(&self) -> &'static Rule;
+    /// The target's name.
+    fn target(&self) -> &'static str;
+    /// Rules it may break as well.
+    fn also(&self) -> &'static [&'static Rule];
+}
+
+impl Mutant for Case {
+    fn rule(&self) -> &'static Rule {
+        self.rule
+    }
+    fn target(&self) -> &'static str {
+        self.target
+    }
+    fn also(&self) -> &'static [&'static Rule] {
+        self.also
+    }
+}
+
+/// Asserts that case `i`'s clean base reported nothing (`base`) and its
+/// mutant (`sink`) its rule and nothing outside `also`, each violation
+/// with its declared severity and within `span`.
+pub(crate) fn assert_mutant(
+    i: usize,
+    c: &impl Mutant,
+    base: &Sink,
+    sink: &Sink,
+    span: std::ops::Range<u64>,
+) {
+    let id = c.rule().id;
+    assert!(
+        base.violations.is_empty(),
+        "case {i} ({id}): baseline not clean: {:?}",
+        base.violations
+    );
+    let got = ids(sink);
+    assert!(
+        got.contains(id),
+        "case {i}: {id} not reported on {}; got {got:?}",
+        c.target()
+    );
+    let allowed: BTreeSet<&str> = std::iter::once(id)
+        .chain(c.also().iter().map(|r| r.id))
+        .collect();
+    assert!(
+        got.is_subset(&allowed),
+        "case {i} ({id}): extra rules {got:?}"
+    );
+    for v in &sink.violations {
+        assert_eq!(v.severity, v.rule.severity);
+        assert!(v.offset.is_some_and(|o| span.contains(&o)), "{v:?}");
+    }
+}
+
+/// The two tests of a table of mutants: each breaks its rule, and every
+/// rule of `rules` has one.
+macro_rules! mutant_tests {
+    ($rules:expr, $cases:expr) => {
+        #[test]
+        fn mutants_break_their_rule() {
+            run_cases($cases);
+        }
+
+        #[test]
+        fn every_rule_has_a_mutant() {
+            assert_all_covered($rules, $cases);
+        }
+    };
+}
+pub(crate) use mutant_tests;
+
+pub(crate) fn assert_all_covered(rules: &[&Rule], cases: &[impl Mutant]) {
+    let covered: BTreeSet<&str> = cases.iter().map(|c| c.rule().id).collect();
     for r in rules {
         assert!(covered.contains(r.id), "rule {} has no mutation test", r.id);
     }
@@ -522,15 +569,7 @@ const CASES: &[Case] = &[
     },
 ];
 
-#[test]
-fn mutants_break_their_rule() {
-    run_cases(CASES);
-}
-
-#[test]
-fn every_rule_has_a_mutant() {
-    assert_all_covered(RULES, CASES);
-}
+mutant_tests!(RULES, CASES);
 
 #[test]
 fn valid_descriptors_are_clean() {

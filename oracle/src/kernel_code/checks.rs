@@ -2,9 +2,9 @@
 
 use super::*;
 use crate::kd::checks::{
-    expect_no_reserved, expect_no_reserved_bit31, expect_no_trap_handler, expect_zero,
+    check_rsrc1_cp_and_reserved, expect_no_reserved_bit31, expect_no_trap_handler, expect_zero,
 };
-use crate::layout::{describe_set_bits, v2::CONTROL_DIRECTIVES_RESERVED_RANGES, Word};
+use crate::layout::{describe_set_bits, v2::CONTROL_DIRECTIVES_RESERVED_RANGES};
 
 /// Checks every rule that needs only the `amd_kernel_code_t`, the
 /// processor it is for and the xnack setting of `e_flags`
@@ -320,18 +320,17 @@ pub fn check(
 }
 
 fn check_rsrc1(code: &KernelCode, target: &Target, at: u64, sink: &mut Sink) {
-    let r1 = code.compute_pgm_rsrc1;
-    let cp_set = [
-        (&RSRC1_PRIORITY, &layout::PRIORITY),
-        (&RSRC1_PRIV, &layout::PRIV),
-        (&RSRC1_DEBUG_MODE, &layout::DEBUG_MODE),
-        (&RSRC1_BULKY, &layout::BULKY),
-        (&RSRC1_CDBG_USER, &layout::CDBG_USER),
+    let rules = [
+        &RSRC1_PRIORITY,
+        &RSRC1_PRIV,
+        &RSRC1_DEBUG_MODE,
+        &RSRC1_BULKY,
+        &RSRC1_CDBG_USER,
+        &RSRC1_RESERVED,
     ];
-    expect_zero(r1, &cp_set, at, sink);
     // V2's reserved rsrc1 bits are the descriptor's (26 before GFX9, 31:29
     // before GFX10, 28:27 always).
-    expect_no_reserved(&RSRC1_RESERVED, Word::Rsrc1, r1, target, at, sink);
+    check_rsrc1_cp_and_reserved(code.compute_pgm_rsrc1, rules, target, at, sink);
 }
 
 fn check_rsrc2(code: &KernelCode, target: &Target, at: u64, sink: &mut Sink) {

@@ -1,6 +1,8 @@
 //! Tests of `amd_kernel_code_t`: one mutant per rule, layout against llvm-mc, fields.
 
 use super::*;
+pub(crate) use crate::kd::tests::assert_all_covered;
+use crate::kd::tests::{assert_mutant, Mutant};
 use crate::rules::{Rule, Severity};
 use crate::targets::{by_name, TARGETS};
 use proptest::prelude::*;
@@ -97,44 +99,21 @@ pub(crate) fn run_cases(cases: &[Case]) {
         let xnack = c.xnack.unwrap_or_else(|| default_xnack(target));
         let mut code = valid(target);
         let base = run_all(&code, target, xnack);
-        assert!(
-            base.violations.is_empty(),
-            "case {i} ({}): baseline not clean: {:?}",
-            c.rule.id,
-            base.violations
-        );
         (c.mutate)(&mut code);
         let sink = run_all(&code, target, xnack);
-        let got = ids(&sink);
-        assert!(
-            got.contains(c.rule.id),
-            "case {i}: {} not reported on {}; got {got:?}",
-            c.rule.id,
-            c.target
-        );
-        let allowed: BTreeSet<&str> = std::iter::once(c.rule.id)
-            .chain(c.also.iter().map(|r| r.id))
-            .collect();
-        assert!(
-            got.is_subset(&allowed),
-            "case {i} ({}): extra rules {got:?}",
-            c.rule.id
-        );
-        for v in &sink.violations {
-            assert_eq!(v.severity, v.rule.severity);
-            assert!(
-                v.offset
-                    .is_some_and(|o| (0x100..0x100 + KERNEL_CODE_SIZE as u64).contains(&o)),
-                "{v:?}"
-            );
-        }
+        assert_mutant(i, c, &base, &sink, 0x100..0x100 + KERNEL_CODE_SIZE as u64);
     }
 }
 
-pub(crate) fn assert_all_covered(rules: &[&Rule], cases: &[Case]) {
-    let covered: BTreeSet<&str> = cases.iter().map(|c| c.rule.id).collect();
-    for r in rules {
-        assert!(covered.contains(r.id), "rule {} has no mutation test", r.id);
+impl Mutant for Case {
+    fn rule(&self) -> &'static Rule {
+        self.rule
+    }
+    fn target(&self) -> &'static str {
+        self.target
+    }
+    fn also(&self) -> &'static [&'static Rule] {
+        self.also
     }
 }
 
