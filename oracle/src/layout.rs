@@ -1,11 +1,12 @@
 //! Layout facts as data: the 64-byte kernel descriptor's byte offsets and
 //! the bit fields of its
 //! `compute_pgm_rsrc1/2/3`, `kernel_code_properties` and `kernarg_preload`
-//! words, one row per field: name, position, width, the targets that
+//! words, one row per field: name, `explain` path, position, width, the targets that
 //! define it, the `.amdhsa_*` directive that sets it, how `llvm-objdump`
 //! prints it, and what CP does with it. The descriptor's accessors and
 //! reserved-bit rules ([`crate::kd`]) read this table; adding a field is
-//! one row here (and, if it has one, its rule).
+//! one row here (and, if it has one, its rule). The V2 `amd_kernel_code_t`
+//! is in [`v2`], whose rsrc rows are these.
 //!
 //! Sources: amdgpu-usage.rst "Kernel Descriptor" and the
 //! compute_pgm_rsrc1/2/3 tables; NOTES.md "Kernel descriptor"; LLVM
@@ -545,6 +546,18 @@ mod tests {
                 "{}",
                 f.name
             );
+        }
+    }
+
+    #[test]
+    fn paths_are_the_word_and_the_lower_case_name() {
+        for f in FIELDS {
+            let field = f.name.to_lowercase();
+            // The kernarg preload fields go by their last word in explain.
+            let field = field
+                .strip_prefix("kernarg_preload_spec_")
+                .unwrap_or(&field);
+            assert_eq!(f.path, format!("{}.{field}", f.word.name()), "{}", f.name);
         }
     }
 
