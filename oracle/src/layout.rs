@@ -1,11 +1,12 @@
 //! Layout facts as data: the 64-byte kernel descriptor's byte offsets and
 //! the bit fields of its
 //! `compute_pgm_rsrc1/2/3`, `kernel_code_properties` and `kernarg_preload`
-//! words, one row per field: name, position, width, the targets that
+//! words, one row per field: name, `explain` path, position, width, the targets that
 //! define it, the `.amdhsa_*` directive that sets it, how `llvm-objdump`
 //! prints it, and what CP does with it. The descriptor's accessors and
 //! reserved-bit rules ([`crate::kd`]) read this table; adding a field is
-//! one row here (and, if it has one, its rule).
+//! one row here (and, if it has one, its rule). The V2 `amd_kernel_code_t`
+//! is in [`v2`], whose rsrc rows are these.
 //!
 //! Sources: amdgpu-usage.rst "Kernel Descriptor" and the
 //! compute_pgm_rsrc1/2/3 tables; NOTES.md "Kernel descriptor"; LLVM
@@ -14,6 +15,8 @@
 //! checked with llvm-objdump and llvm-mc 14-22.
 
 use crate::targets::{Generation, Target};
+
+pub mod v2;
 
 /// Size of a kernel descriptor in bytes.
 pub const KD_SIZE: usize = 64;
@@ -46,6 +49,26 @@ pub mod offsets {
     pub const RESERVED3: u64 = 60;
 }
 
+/// A word's name as a literal, so that [`BitField::path`] can be built at
+/// compile time from the same spelling [`Word::name`] returns.
+macro_rules! word_name {
+    (Rsrc1) => {
+        "compute_pgm_rsrc1"
+    };
+    (Rsrc2) => {
+        "compute_pgm_rsrc2"
+    };
+    (Rsrc3) => {
+        "compute_pgm_rsrc3"
+    };
+    (Properties) => {
+        "kernel_code_properties"
+    };
+    (KernargPreload) => {
+        "kernarg_preload"
+    };
+}
+
 /// A descriptor word that holds bit fields.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Word {
@@ -73,11 +96,11 @@ impl Word {
     /// The word's name in the documents and in `explain`.
     pub fn name(self) -> &'static str {
         match self {
-            Word::Rsrc1 => "compute_pgm_rsrc1",
-            Word::Rsrc2 => "compute_pgm_rsrc2",
-            Word::Rsrc3 => "compute_pgm_rsrc3",
-            Word::Properties => "kernel_code_properties",
-            Word::KernargPreload => "kernarg_preload",
+            Word::Rsrc1 => word_name!(Rsrc1),
+            Word::Rsrc2 => word_name!(Rsrc2),
+            Word::Rsrc3 => word_name!(Rsrc3),
+            Word::Properties => word_name!(Properties),
+            Word::KernargPreload => word_name!(KernargPreload),
         }
     }
     /// Width in bits.
@@ -125,6 +148,9 @@ pub enum Role {
 pub struct BitField {
     /// Name as amdgpu-usage.rst spells it (`GRANULATED_WORKITEM_VGPR_COUNT`).
     pub name: &'static str,
+    /// `word.field` as `explain` and [`crate::kd::KernelDescriptor::fields`]
+    /// list it (`compute_pgm_rsrc1.granulated_workitem_vgpr_count`).
+    pub path: &'static str,
     /// The word that holds it.
     pub word: Word,
     /// Lowest bit.
@@ -147,13 +173,8 @@ pub struct BitField {
 
 impl BitField {
     /// The field's bits within its word.
-    pub fn mask(&self) -> u32 {
-        let ones = if self.width >= 32 {
-            u32::MAX
-        } else {
-            (1u32 << self.width) - 1
-        };
-        ones << self.shift
+    pub const fn mask(&self) -> u32 {
+        bit_mask(self.shift, self.width)
     }
     /// The field's value in `word`.
     pub fn get(&self, word: u32) -> u32 {
@@ -163,6 +184,58 @@ impl BitField {
     pub fn set(&self, word: u32, value: u32) -> u32 {
         (word & !self.mask()) | ((value << self.shift) & self.mask())
     }
+}
+
+/// Bits `shift .. shift + width` of a 32-bit word.
+pub const fn bit_mask(shift: u32, width: u32) -> u32 {
+    let ones = if width >= 32 {
+        u32::MAX
+    } else {
+        (1u32 << width) - 1
+    };
+    ones << shift
+}
+
+/// Copies `N` bytes at `at` of `b`; a byte past the end reads as 0 (the
+/// callers pass constant in-range offsets, and garbage must not panic).
+pub(crate) fn take<const N: usize>(b: &[u8], at: usize) -> [u8; N] {
+    let mut out = [0u8; N];
+    for (i, o) in out.iter_mut().enumerate() {
+        *o = at
+            .checked_add(i)
+            .and_then(|j| b.get(j))
+            .copied()
+            .unwrap_or(0);
+    }
+    out
+}
+
+/// Copies `src` to `at` of `out`, dropping what does not fit.
+pub(crate) fn put(out: &mut [u8], at: usize, src: &[u8]) {
+    for (i, s) in src.iter().enumerate() {
+        if let Some(o) = at.checked_add(i).and_then(|j| out.get_mut(j)) {
+            *o = *s;
+        }
+    }
+}
+
+/// Names each maximal run of set bits, so messages read "bits 15:11, bit
+/// 23".
+pub(crate) fn describe_set_bits(mask: u32) -> String {
+    let mut parts = Vec::new();
+    let mut m = mask;
+    while m != 0 {
+        let lo = m.trailing_zeros();
+        let run = (m >> lo).trailing_ones();
+        let hi = lo + run - 1;
+        parts.push(if hi == lo {
+            format!("bit {lo}")
+        } else {
+            format!("bits {hi}:{lo}")
+        });
+        m &= !bit_mask(lo, run);
+    }
+    parts.join(", ")
 }
 
 fn always(_: &Target) -> bool {
@@ -200,13 +273,14 @@ const CP: &str = "CP fills it in; no directive sets it";
 const NOT_CP: Printed = Printed::Not("CP fills it in: llvm-objdump refuses a non-zero value");
 
 macro_rules! fields {
-    ($( $(#[$m:meta])* $id:ident = ($name:literal, $word:ident, $shift:literal, $width:literal,
+    ($( $(#[$m:meta])* $id:ident = ($name:literal, $key:literal, $word:ident, $shift:literal, $width:literal,
         $defined:expr, $directive:expr, $printed:expr, $role:ident, $meaning:literal); )*) => {
         $(
             $(#[$m])*
             #[doc = concat!("`", $name, "`: ", $meaning)]
             pub static $id: BitField = BitField {
                 name: $name,
+                path: concat!(word_name!($word), ".", $key),
                 word: Word::$word,
                 shift: $shift,
                 width: $width,
@@ -223,181 +297,181 @@ macro_rules! fields {
 }
 
 fields! {
-    GRANULATED_WORKITEM_VGPR_COUNT = ("GRANULATED_WORKITEM_VGPR_COUNT", Rsrc1, 0, 6, always,
+    GRANULATED_WORKITEM_VGPR_COUNT = ("GRANULATED_WORKITEM_VGPR_COUNT", "granulated_workitem_vgpr_count", Rsrc1, 0, 6, always,
         Ok("next_free_vgpr"), Printed::Directive("next_free_vgpr"), Kernel,
         "VGPR blocks allocated per work-item, minus 1");
-    GRANULATED_WAVEFRONT_SGPR_COUNT = ("GRANULATED_WAVEFRONT_SGPR_COUNT", Rsrc1, 6, 4, always,
+    GRANULATED_WAVEFRONT_SGPR_COUNT = ("GRANULATED_WAVEFRONT_SGPR_COUNT", "granulated_wavefront_sgpr_count", Rsrc1, 6, 4, always,
         Ok("next_free_sgpr"), Printed::Directive("next_free_sgpr"), Kernel,
         "SGPR blocks allocated per wave, minus 1 (GFX6-GFX9; reserved from GFX10, rule kd.rsrc1.granulated_sgpr_count)");
-    PRIORITY = ("PRIORITY", Rsrc1, 10, 2, always, Err(CP), NOT_CP, CpSets,
+    PRIORITY = ("PRIORITY", "priority", Rsrc1, 10, 2, always, Err(CP), NOT_CP, CpSets,
         "wave priority");
-    FLOAT_ROUND_MODE_32 = ("FLOAT_ROUND_MODE_32", Rsrc1, 12, 2, always,
+    FLOAT_ROUND_MODE_32 = ("FLOAT_ROUND_MODE_32", "float_round_mode_32", Rsrc1, 12, 2, always,
         Ok("float_round_mode_32"), Printed::Directive("float_round_mode_32"), Kernel,
         "round mode of 32-bit floats");
-    FLOAT_ROUND_MODE_16_64 = ("FLOAT_ROUND_MODE_16_64", Rsrc1, 14, 2, always,
+    FLOAT_ROUND_MODE_16_64 = ("FLOAT_ROUND_MODE_16_64", "float_round_mode_16_64", Rsrc1, 14, 2, always,
         Ok("float_round_mode_16_64"), Printed::Directive("float_round_mode_16_64"), Kernel,
         "round mode of 16- and 64-bit floats");
-    FLOAT_DENORM_MODE_32 = ("FLOAT_DENORM_MODE_32", Rsrc1, 16, 2, always,
+    FLOAT_DENORM_MODE_32 = ("FLOAT_DENORM_MODE_32", "float_denorm_mode_32", Rsrc1, 16, 2, always,
         Ok("float_denorm_mode_32"), Printed::Directive("float_denorm_mode_32"), Kernel,
         "denormal mode of 32-bit floats");
-    FLOAT_DENORM_MODE_16_64 = ("FLOAT_DENORM_MODE_16_64", Rsrc1, 18, 2, always,
+    FLOAT_DENORM_MODE_16_64 = ("FLOAT_DENORM_MODE_16_64", "float_denorm_mode_16_64", Rsrc1, 18, 2, always,
         Ok("float_denorm_mode_16_64"), Printed::Directive("float_denorm_mode_16_64"), Kernel,
         "denormal mode of 16- and 64-bit floats");
-    PRIV = ("PRIV", Rsrc1, 20, 1, always, Err(CP), NOT_CP, CpSets,
+    PRIV = ("PRIV", "priv", Rsrc1, 20, 1, always, Err(CP), NOT_CP, CpSets,
         "privileged mode");
-    ENABLE_DX10_CLAMP = ("ENABLE_DX10_CLAMP", Rsrc1, 21, 1, before_gfx12,
+    ENABLE_DX10_CLAMP = ("ENABLE_DX10_CLAMP", "enable_dx10_clamp", Rsrc1, 21, 1, before_gfx12,
         Ok("dx10_clamp"), Printed::Directive("dx10_clamp"), Kernel,
         "DX10 clamp mode (GFX6-GFX11)");
-    ENABLE_WG_RR_EN = ("ENABLE_WG_RR_EN", Rsrc1, 21, 1, gfx12_on,
+    ENABLE_WG_RR_EN = ("ENABLE_WG_RR_EN", "enable_wg_rr_en", Rsrc1, 21, 1, gfx12_on,
         Ok("round_robin_scheduling"), Printed::Directive("round_robin_scheduling"), Kernel,
         "round-robin work-group scheduling (GFX12)");
-    DEBUG_MODE = ("DEBUG_MODE", Rsrc1, 22, 1, always, Err(CP), NOT_CP, CpSets,
+    DEBUG_MODE = ("DEBUG_MODE", "debug_mode", Rsrc1, 22, 1, always, Err(CP), NOT_CP, CpSets,
         "debug mode");
-    ENABLE_IEEE_MODE = ("ENABLE_IEEE_MODE", Rsrc1, 23, 1, before_gfx12,
+    ENABLE_IEEE_MODE = ("ENABLE_IEEE_MODE", "enable_ieee_mode", Rsrc1, 23, 1, before_gfx12,
         Ok("ieee_mode"), Printed::Directive("ieee_mode"), Kernel,
         "IEEE mode (GFX6-GFX11)");
-    DISABLE_PERF = ("DISABLE_PERF", Rsrc1, 23, 1, gfx12_on,
+    DISABLE_PERF = ("DISABLE_PERF", "disable_perf", Rsrc1, 23, 1, gfx12_on,
         Err("LLVM 19 and 22 have no directive for it (errata: reassembly.gfx12-disable-perf-not-printed)"),
         Printed::Not("llvm-objdump-19 neither prints nor refuses it"), Kernel,
         "disable performance counters (GFX12)");
-    BULKY = ("BULKY", Rsrc1, 24, 1, always, Err(CP), NOT_CP, CpSets,
+    BULKY = ("BULKY", "bulky", Rsrc1, 24, 1, always, Err(CP), NOT_CP, CpSets,
         "bulky mode");
-    CDBG_USER = ("CDBG_USER", Rsrc1, 25, 1, always, Err(CP), NOT_CP, CpSets,
+    CDBG_USER = ("CDBG_USER", "cdbg_user", Rsrc1, 25, 1, always, Err(CP), NOT_CP, CpSets,
         "user debugging");
-    FP16_OVFL = ("FP16_OVFL", Rsrc1, 26, 1, gfx9_on,
+    FP16_OVFL = ("FP16_OVFL", "fp16_ovfl", Rsrc1, 26, 1, gfx9_on,
         Ok("fp16_overflow"), Printed::Directive("fp16_overflow"), Kernel,
         "FP16 overflow clamps to max (GFX9+)");
-    WGP_MODE = ("WGP_MODE", Rsrc1, 29, 1, gfx10_on,
+    WGP_MODE = ("WGP_MODE", "wgp_mode", Rsrc1, 29, 1, gfx10_on,
         Ok("workgroup_processor_mode"), Printed::Directive("workgroup_processor_mode"), Kernel,
         "work-group processor mode, not CU mode (GFX10+)");
-    MEM_ORDERED = ("MEM_ORDERED", Rsrc1, 30, 1, gfx10_on,
+    MEM_ORDERED = ("MEM_ORDERED", "mem_ordered", Rsrc1, 30, 1, gfx10_on,
         Ok("memory_ordered"), Printed::Directive("memory_ordered"), Kernel,
         "memory operations return in order (GFX10+)");
-    FWD_PROGRESS = ("FWD_PROGRESS", Rsrc1, 31, 1, gfx10_on,
+    FWD_PROGRESS = ("FWD_PROGRESS", "fwd_progress", Rsrc1, 31, 1, gfx10_on,
         Ok("forward_progress"), Printed::Directive("forward_progress"), Kernel,
         "forward progress guarantee (GFX10+)");
 
-    ENABLE_PRIVATE_SEGMENT = ("ENABLE_PRIVATE_SEGMENT", Rsrc2, 0, 1, always,
+    ENABLE_PRIVATE_SEGMENT = ("ENABLE_PRIVATE_SEGMENT", "enable_private_segment", Rsrc2, 0, 1, always,
         Ok("system_sgpr_private_segment_wavefront_offset"),
         Printed::Directive("system_sgpr_private_segment_wavefront_offset"), Kernel,
         "scratch is used; without architected flat scratch also the wave offset SGPR (`.amdhsa_enable_private_segment` with it)");
-    USER_SGPR_COUNT = ("USER_SGPR_COUNT", Rsrc2, 1, 5, always,
+    USER_SGPR_COUNT = ("USER_SGPR_COUNT", "user_sgpr_count", Rsrc2, 1, 5, always,
         Ok("user_sgpr_count"),
         Printed::Not("llvm-objdump prints the enables, not the count (errata: reassembly.user-sgpr-count-not-printed)"),
         Kernel, "user SGPRs CP sets up");
-    ENABLE_TRAP_HANDLER = ("ENABLE_TRAP_HANDLER", Rsrc2, 6, 1, always,
+    ENABLE_TRAP_HANDLER = ("ENABLE_TRAP_HANDLER", "enable_trap_handler", Rsrc2, 6, 1, always,
         Err("CP sets it when a trap handler is installed; rule kd.rsrc2.trap_handler"),
         Printed::Not("no directive to print"), Kernel,
         "trap handler enabled (GFX6-GFX11)");
-    ENABLE_SGPR_WORKGROUP_ID_X = ("ENABLE_SGPR_WORKGROUP_ID_X", Rsrc2, 7, 1, always,
+    ENABLE_SGPR_WORKGROUP_ID_X = ("ENABLE_SGPR_WORKGROUP_ID_X", "enable_sgpr_workgroup_id_x", Rsrc2, 7, 1, always,
         Ok("system_sgpr_workgroup_id_x"), Printed::Directive("system_sgpr_workgroup_id_x"), Kernel,
         "work-group id X in a system SGPR");
-    ENABLE_SGPR_WORKGROUP_ID_Y = ("ENABLE_SGPR_WORKGROUP_ID_Y", Rsrc2, 8, 1, always,
+    ENABLE_SGPR_WORKGROUP_ID_Y = ("ENABLE_SGPR_WORKGROUP_ID_Y", "enable_sgpr_workgroup_id_y", Rsrc2, 8, 1, always,
         Ok("system_sgpr_workgroup_id_y"), Printed::Directive("system_sgpr_workgroup_id_y"), Kernel,
         "work-group id Y in a system SGPR");
-    ENABLE_SGPR_WORKGROUP_ID_Z = ("ENABLE_SGPR_WORKGROUP_ID_Z", Rsrc2, 9, 1, always,
+    ENABLE_SGPR_WORKGROUP_ID_Z = ("ENABLE_SGPR_WORKGROUP_ID_Z", "enable_sgpr_workgroup_id_z", Rsrc2, 9, 1, always,
         Ok("system_sgpr_workgroup_id_z"), Printed::Directive("system_sgpr_workgroup_id_z"), Kernel,
         "work-group id Z in a system SGPR");
-    ENABLE_SGPR_WORKGROUP_INFO = ("ENABLE_SGPR_WORKGROUP_INFO", Rsrc2, 10, 1, always,
+    ENABLE_SGPR_WORKGROUP_INFO = ("ENABLE_SGPR_WORKGROUP_INFO", "enable_sgpr_workgroup_info", Rsrc2, 10, 1, always,
         Ok("system_sgpr_workgroup_info"), Printed::Directive("system_sgpr_workgroup_info"), Kernel,
         "work-group info in a system SGPR");
-    ENABLE_VGPR_WORKITEM_ID = ("ENABLE_VGPR_WORKITEM_ID", Rsrc2, 11, 2, always,
+    ENABLE_VGPR_WORKITEM_ID = ("ENABLE_VGPR_WORKITEM_ID", "enable_vgpr_workitem_id", Rsrc2, 11, 2, always,
         Ok("system_vgpr_workitem_id"), Printed::Directive("system_vgpr_workitem_id"), Kernel,
         "work-item ids set up: 0 X, 1 X Y, 2 X Y Z");
-    ENABLE_EXCEPTION_ADDRESS_WATCH = ("ENABLE_EXCEPTION_ADDRESS_WATCH", Rsrc2, 13, 1, always,
+    ENABLE_EXCEPTION_ADDRESS_WATCH = ("ENABLE_EXCEPTION_ADDRESS_WATCH", "enable_exception_address_watch", Rsrc2, 13, 1, always,
         Err(CP), NOT_CP, CpSets, "address watch exceptions");
-    ENABLE_EXCEPTION_MEMORY = ("ENABLE_EXCEPTION_MEMORY", Rsrc2, 14, 1, always,
+    ENABLE_EXCEPTION_MEMORY = ("ENABLE_EXCEPTION_MEMORY", "enable_exception_memory", Rsrc2, 14, 1, always,
         Err(CP), NOT_CP, CpSets, "memory violation exceptions");
-    GRANULATED_LDS_SIZE = ("GRANULATED_LDS_SIZE", Rsrc2, 15, 9, always,
+    GRANULATED_LDS_SIZE = ("GRANULATED_LDS_SIZE", "granulated_lds_size", Rsrc2, 15, 9, always,
         Err(CP), NOT_CP, CpSets, "LDS blocks (CP takes the packet's group segment size)");
-    ENABLE_EXCEPTION_IEEE_754_FP_INVALID_OPERATION = ("ENABLE_EXCEPTION_IEEE_754_FP_INVALID_OPERATION",
+    ENABLE_EXCEPTION_IEEE_754_FP_INVALID_OPERATION = ("ENABLE_EXCEPTION_IEEE_754_FP_INVALID_OPERATION", "enable_exception_ieee_754_fp_invalid_operation",
         Rsrc2, 24, 1, always, Ok("exception_fp_ieee_invalid_op"),
         Printed::Directive("exception_fp_ieee_invalid_op"), Kernel, "trap on invalid operations");
-    ENABLE_EXCEPTION_FP_DENORMAL_SOURCE = ("ENABLE_EXCEPTION_FP_DENORMAL_SOURCE", Rsrc2, 25, 1,
+    ENABLE_EXCEPTION_FP_DENORMAL_SOURCE = ("ENABLE_EXCEPTION_FP_DENORMAL_SOURCE", "enable_exception_fp_denormal_source", Rsrc2, 25, 1,
         always, Ok("exception_fp_denorm_src"), Printed::Directive("exception_fp_denorm_src"),
         Kernel, "trap on denormal sources");
-    ENABLE_EXCEPTION_IEEE_754_FP_DIVISION_BY_ZERO = ("ENABLE_EXCEPTION_IEEE_754_FP_DIVISION_BY_ZERO",
+    ENABLE_EXCEPTION_IEEE_754_FP_DIVISION_BY_ZERO = ("ENABLE_EXCEPTION_IEEE_754_FP_DIVISION_BY_ZERO", "enable_exception_ieee_754_fp_division_by_zero",
         Rsrc2, 26, 1, always, Ok("exception_fp_ieee_div_zero"),
         Printed::Directive("exception_fp_ieee_div_zero"), Kernel, "trap on float division by zero");
-    ENABLE_EXCEPTION_IEEE_754_FP_OVERFLOW = ("ENABLE_EXCEPTION_IEEE_754_FP_OVERFLOW", Rsrc2, 27, 1,
+    ENABLE_EXCEPTION_IEEE_754_FP_OVERFLOW = ("ENABLE_EXCEPTION_IEEE_754_FP_OVERFLOW", "enable_exception_ieee_754_fp_overflow", Rsrc2, 27, 1,
         always, Ok("exception_fp_ieee_overflow"), Printed::Directive("exception_fp_ieee_overflow"),
         Kernel, "trap on overflow");
-    ENABLE_EXCEPTION_IEEE_754_FP_UNDERFLOW = ("ENABLE_EXCEPTION_IEEE_754_FP_UNDERFLOW", Rsrc2, 28, 1,
+    ENABLE_EXCEPTION_IEEE_754_FP_UNDERFLOW = ("ENABLE_EXCEPTION_IEEE_754_FP_UNDERFLOW", "enable_exception_ieee_754_fp_underflow", Rsrc2, 28, 1,
         always, Ok("exception_fp_ieee_underflow"), Printed::Directive("exception_fp_ieee_underflow"),
         Kernel, "trap on underflow");
-    ENABLE_EXCEPTION_IEEE_754_FP_INEXACT = ("ENABLE_EXCEPTION_IEEE_754_FP_INEXACT", Rsrc2, 29, 1,
+    ENABLE_EXCEPTION_IEEE_754_FP_INEXACT = ("ENABLE_EXCEPTION_IEEE_754_FP_INEXACT", "enable_exception_ieee_754_fp_inexact", Rsrc2, 29, 1,
         always, Ok("exception_fp_ieee_inexact"), Printed::Directive("exception_fp_ieee_inexact"),
         Kernel, "trap on inexact results");
-    ENABLE_EXCEPTION_INT_DIVIDE_BY_ZERO = ("ENABLE_EXCEPTION_INT_DIVIDE_BY_ZERO", Rsrc2, 30, 1,
+    ENABLE_EXCEPTION_INT_DIVIDE_BY_ZERO = ("ENABLE_EXCEPTION_INT_DIVIDE_BY_ZERO", "enable_exception_int_divide_by_zero", Rsrc2, 30, 1,
         always, Ok("exception_int_div_zero"), Printed::Directive("exception_int_div_zero"),
         Kernel, "trap on integer division by zero");
-    WGP_TAKEOVER = ("WGP_TAKEOVER", Rsrc2, 31, 1, gfx12_on,
+    WGP_TAKEOVER = ("WGP_TAKEOVER", "wgp_takeover", Rsrc2, 31, 1, gfx12_on,
         Err("LLVM 19 and 22 have no directive for it"), Printed::Comment("WGP_TAKEOVER"), Kernel,
         "work-group processor takeover (GFX12)");
 
-    ACCUM_OFFSET = ("ACCUM_OFFSET", Rsrc3, 0, 6, accum_offset,
+    ACCUM_OFFSET = ("ACCUM_OFFSET", "accum_offset", Rsrc3, 0, 6, accum_offset,
         Ok("accum_offset"), Printed::Directive("accum_offset"), Kernel,
         "first AGPR / 4 - 1 (gfx90a family)");
-    TG_SPLIT = ("TG_SPLIT", Rsrc3, 16, 1, accum_offset,
+    TG_SPLIT = ("TG_SPLIT", "tg_split", Rsrc3, 16, 1, accum_offset,
         Ok("tg_split"), Printed::Directive("tg_split"), Kernel,
         "work-groups may span CUs (gfx90a family)");
-    SHARED_VGPR_COUNT = ("SHARED_VGPR_COUNT", Rsrc3, 0, 4, gfx10_gfx11,
+    SHARED_VGPR_COUNT = ("SHARED_VGPR_COUNT", "shared_vgpr_count", Rsrc3, 0, 4, gfx10_gfx11,
         Ok("shared_vgpr_count"), Printed::Directive("shared_vgpr_count"), Kernel,
         "VGPRs shared between the waves of a wave64 pair (GFX10-GFX11; a comment in wave32 kernels)");
-    INST_PREF_SIZE_GFX11 = ("INST_PREF_SIZE", Rsrc3, 4, 6, gfx11,
+    INST_PREF_SIZE_GFX11 = ("INST_PREF_SIZE", "inst_pref_size", Rsrc3, 4, 6, gfx11,
         Ok("inst_pref_size"), Printed::Comment("INST_PREF_SIZE"), Kernel,
         "instruction prefetch size in cache lines (GFX11; llvm-objdump-22 prints the directive)");
-    INST_PREF_SIZE_GFX12 = ("INST_PREF_SIZE", Rsrc3, 4, 8, gfx12_on,
+    INST_PREF_SIZE_GFX12 = ("INST_PREF_SIZE", "inst_pref_size", Rsrc3, 4, 8, gfx12_on,
         Ok("inst_pref_size"), Printed::Comment("INST_PREF_SIZE"), Kernel,
         "instruction prefetch size in cache lines (GFX12; llvm-objdump-22 prints the directive)");
-    TRAP_ON_START = ("TRAP_ON_START", Rsrc3, 10, 1, gfx11,
+    TRAP_ON_START = ("TRAP_ON_START", "trap_on_start", Rsrc3, 10, 1, gfx11,
         Err("LLVM 19 and 22 have no directive for it"), Printed::Comment("TRAP_ON_START"), Kernel,
         "trap before the first instruction (GFX11)");
-    TRAP_ON_END = ("TRAP_ON_END", Rsrc3, 11, 1, gfx11,
+    TRAP_ON_END = ("TRAP_ON_END", "trap_on_end", Rsrc3, 11, 1, gfx11,
         Err("LLVM 19 and 22 have no directive for it"), Printed::Comment("TRAP_ON_END"), Kernel,
         "trap after s_endpgm (GFX11)");
-    GLG_EN = ("GLG_EN", Rsrc3, 13, 1, gfx12_on,
+    GLG_EN = ("GLG_EN", "glg_en", Rsrc3, 13, 1, gfx12_on,
         Err("LLVM 19 and 22 have no directive for it"), Printed::Comment("GLG_EN"), Kernel,
         "group launch guarantee (GFX12)");
-    IMAGE_OP = ("IMAGE_OP", Rsrc3, 31, 1, gfx11_on,
+    IMAGE_OP = ("IMAGE_OP", "image_op", Rsrc3, 31, 1, gfx11_on,
         Err("LLVM 19 and 22 have no directive for it"), Printed::Comment("IMAGE_OP"), Kernel,
         "the kernel uses image instructions (GFX11+)");
 
-    ENABLE_SGPR_PRIVATE_SEGMENT_BUFFER = ("ENABLE_SGPR_PRIVATE_SEGMENT_BUFFER", Properties, 0, 1,
+    ENABLE_SGPR_PRIVATE_SEGMENT_BUFFER = ("ENABLE_SGPR_PRIVATE_SEGMENT_BUFFER", "enable_sgpr_private_segment_buffer", Properties, 0, 1,
         always, Ok("user_sgpr_private_segment_buffer"),
         Printed::Directive("user_sgpr_private_segment_buffer"), Kernel,
         "private segment buffer in 4 user SGPRs");
-    ENABLE_SGPR_DISPATCH_PTR = ("ENABLE_SGPR_DISPATCH_PTR", Properties, 1, 1, always,
+    ENABLE_SGPR_DISPATCH_PTR = ("ENABLE_SGPR_DISPATCH_PTR", "enable_sgpr_dispatch_ptr", Properties, 1, 1, always,
         Ok("user_sgpr_dispatch_ptr"), Printed::Directive("user_sgpr_dispatch_ptr"), Kernel,
         "dispatch packet address in 2 user SGPRs");
-    ENABLE_SGPR_QUEUE_PTR = ("ENABLE_SGPR_QUEUE_PTR", Properties, 2, 1, always,
+    ENABLE_SGPR_QUEUE_PTR = ("ENABLE_SGPR_QUEUE_PTR", "enable_sgpr_queue_ptr", Properties, 2, 1, always,
         Ok("user_sgpr_queue_ptr"), Printed::Directive("user_sgpr_queue_ptr"), Kernel,
         "queue address in 2 user SGPRs");
-    ENABLE_SGPR_KERNARG_SEGMENT_PTR = ("ENABLE_SGPR_KERNARG_SEGMENT_PTR", Properties, 3, 1, always,
+    ENABLE_SGPR_KERNARG_SEGMENT_PTR = ("ENABLE_SGPR_KERNARG_SEGMENT_PTR", "enable_sgpr_kernarg_segment_ptr", Properties, 3, 1, always,
         Ok("user_sgpr_kernarg_segment_ptr"), Printed::Directive("user_sgpr_kernarg_segment_ptr"),
         Kernel, "kernarg segment address in 2 user SGPRs");
-    ENABLE_SGPR_DISPATCH_ID = ("ENABLE_SGPR_DISPATCH_ID", Properties, 4, 1, always,
+    ENABLE_SGPR_DISPATCH_ID = ("ENABLE_SGPR_DISPATCH_ID", "enable_sgpr_dispatch_id", Properties, 4, 1, always,
         Ok("user_sgpr_dispatch_id"), Printed::Directive("user_sgpr_dispatch_id"), Kernel,
         "dispatch id in 2 user SGPRs");
-    ENABLE_SGPR_FLAT_SCRATCH_INIT = ("ENABLE_SGPR_FLAT_SCRATCH_INIT", Properties, 5, 1, always,
+    ENABLE_SGPR_FLAT_SCRATCH_INIT = ("ENABLE_SGPR_FLAT_SCRATCH_INIT", "enable_sgpr_flat_scratch_init", Properties, 5, 1, always,
         Ok("user_sgpr_flat_scratch_init"), Printed::Directive("user_sgpr_flat_scratch_init"),
         Kernel, "flat scratch setup in 2 user SGPRs");
-    ENABLE_SGPR_PRIVATE_SEGMENT_SIZE = ("ENABLE_SGPR_PRIVATE_SEGMENT_SIZE", Properties, 6, 1,
+    ENABLE_SGPR_PRIVATE_SEGMENT_SIZE = ("ENABLE_SGPR_PRIVATE_SEGMENT_SIZE", "enable_sgpr_private_segment_size", Properties, 6, 1,
         always, Ok("user_sgpr_private_segment_size"),
         Printed::Directive("user_sgpr_private_segment_size"), Kernel,
         "private segment size in 1 user SGPR");
-    ENABLE_WAVEFRONT_SIZE32 = ("ENABLE_WAVEFRONT_SIZE32", Properties, 10, 1, always,
+    ENABLE_WAVEFRONT_SIZE32 = ("ENABLE_WAVEFRONT_SIZE32", "enable_wavefront_size32", Properties, 10, 1, always,
         Ok("wavefront_size32"), Printed::Directive("wavefront_size32"), Kernel,
         "wave32 (GFX10+; rule kd.properties.wavefront_size32 before)");
-    USES_DYNAMIC_STACK = ("USES_DYNAMIC_STACK", Properties, 11, 1, always,
+    USES_DYNAMIC_STACK = ("USES_DYNAMIC_STACK", "uses_dynamic_stack", Properties, 11, 1, always,
         Ok("uses_dynamic_stack"), Printed::Directive("uses_dynamic_stack"), Kernel,
         "the kernel's stack size is not known statically (V5+; rule kd.properties.uses_dynamic_stack before)");
 
-    KERNARG_PRELOAD_SPEC_LENGTH = ("KERNARG_PRELOAD_SPEC_LENGTH", KernargPreload, 0, 7,
+    KERNARG_PRELOAD_SPEC_LENGTH = ("KERNARG_PRELOAD_SPEC_LENGTH", "length", KernargPreload, 0, 7,
         kernarg_preload, Ok("user_sgpr_kernarg_preload_length"),
         Printed::Directive("user_sgpr_kernarg_preload_length"), Kernel,
         "kernarg dwords preloaded into user SGPRs");
-    KERNARG_PRELOAD_SPEC_OFFSET = ("KERNARG_PRELOAD_SPEC_OFFSET", KernargPreload, 7, 9,
+    KERNARG_PRELOAD_SPEC_OFFSET = ("KERNARG_PRELOAD_SPEC_OFFSET", "offset", KernargPreload, 7, 9,
         kernarg_preload, Ok("user_sgpr_kernarg_preload_offset"),
         Printed::Directive("user_sgpr_kernarg_preload_offset"), Kernel,
         "first preloaded kernarg dword");
@@ -472,6 +546,18 @@ mod tests {
                 "{}",
                 f.name
             );
+        }
+    }
+
+    #[test]
+    fn paths_are_the_word_and_the_lower_case_name() {
+        for f in FIELDS {
+            let field = f.name.to_lowercase();
+            // The kernarg preload fields go by their last word in explain.
+            let field = field
+                .strip_prefix("kernarg_preload_spec_")
+                .unwrap_or(&field);
+            assert_eq!(f.path, format!("{}.{field}", f.word.name()), "{}", f.name);
         }
     }
 

@@ -1272,15 +1272,7 @@ mod tests {
         },
     ];
 
-    #[test]
-    fn mutants_break_their_rule() {
-        run_cases(CASES);
-    }
-
-    #[test]
-    fn every_rule_has_a_mutant() {
-        assert_all_covered(RULES, CASES);
-    }
+    crate::kd::tests::mutant_tests!(RULES, CASES);
 
     #[test]
     fn valid_layouts_fit() {
