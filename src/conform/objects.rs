@@ -790,26 +790,19 @@ fn knows(
     Ok(())
 }
 
-/// Base64 (RFC 4648, with padding, 76-column lines), for objects embedded
-/// in shell reproducers (`base64 -d`).
+/// Base64 (RFC 4648, with padding, 76-column lines, a final newline), for
+/// objects embedded in shell reproducers (`base64 -d`): the `base64`
+/// crate encodes, the lines are cut here as coreutils' `base64` cuts them.
 pub(super) fn base64(bytes: &[u8]) -> String {
-    const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut s = String::with_capacity(bytes.len() * 4 / 3 + bytes.len() / 57 + 4);
-    for (k, c) in bytes.chunks(3).enumerate() {
-        if k > 0 && k % 19 == 0 {
+    use base64::Engine as _;
+    let flat = base64::engine::general_purpose::STANDARD.encode(bytes);
+    let mut s = String::with_capacity(flat.len() + flat.len() / 76 + 1);
+    for (k, line) in flat.as_bytes().chunks(76).enumerate() {
+        if k > 0 {
             s.push('\n');
         }
-        let n = c
-            .iter()
-            .enumerate()
-            .fold(0u32, |n, (i, b)| n | u32::from(*b) << (16 - 8 * i));
-        for i in 0..4 {
-            if i <= c.len() {
-                s.push(char::from(A[((n >> (18 - 6 * i)) & 63) as usize]));
-            } else {
-                s.push('=');
-            }
-        }
+        // Base64 is ASCII: every cut is on a character boundary.
+        s.push_str(std::str::from_utf8(line).unwrap_or_default());
     }
     s.push('\n');
     s
