@@ -219,13 +219,14 @@ impl LibLlvm {
     pub fn new(lib: LibInfo, id: &str, named: Option<Named>) -> Self {
         Self {
             info: PeerInfo {
-                id: id.to_owned(),
-                family: "libllvm",
-                component: "llvm",
-                version: Some(lib.version),
-                location: lib.path.display().to_string(),
-                comparisons: DISASM_COMPARISONS,
                 named,
+                ..PeerInfo::llvm(
+                    id.to_owned(),
+                    "libllvm",
+                    lib.version,
+                    lib.path.display().to_string(),
+                    DISASM_COMPARISONS,
+                )
             },
             lib,
         }
@@ -365,15 +366,13 @@ impl LlvmMc {
     /// it), known as `id` (`llvm-mc-19`, or a name given with `--peer`).
     pub fn new(version: u32, path: PathBuf, id: &str) -> Self {
         Self {
-            info: PeerInfo {
-                id: id.to_owned(),
-                family: "llvm-mc",
-                component: "llvm",
-                version: Some(version),
-                location: path.display().to_string(),
-                comparisons: MC_COMPARISONS,
-                named: None,
-            },
+            info: PeerInfo::llvm(
+                id.to_owned(),
+                "llvm-mc",
+                version,
+                path.display().to_string(),
+                MC_COMPARISONS,
+            ),
             path,
         }
     }

@@ -380,6 +380,40 @@ pub struct PeerInfo {
 }
 
 impl PeerInfo {
+    /// An LLVM program or library found on the machine (`component` is
+    /// `llvm`, no `--peer` behind it).
+    pub fn llvm(
+        id: String,
+        family: &'static str,
+        version: u32,
+        location: String,
+        comparisons: &'static [ComparisonId],
+    ) -> Self {
+        Self {
+            id,
+            family,
+            component: "llvm",
+            version: Some(version),
+            location,
+            comparisons,
+            named: None,
+        }
+    }
+
+    /// Two LLVM programs of a discovery run one after the other, known as
+    /// `A-ID+B-ID` and found at `A-PATH + B-PATH`.
+    pub fn llvm_pair(
+        a: &crate::peers::discover::Peer,
+        b: &crate::peers::discover::Peer,
+        family: &'static str,
+        version: u32,
+        comparisons: &'static [ComparisonId],
+    ) -> Self {
+        let id = format!("{}+{}", a.id, b.id);
+        let location = format!("{} + {}", a.path.display(), b.path.display());
+        Self::llvm(id, family, version, location, comparisons)
+    }
+
     /// Whether the peer takes part in `comparison`.
     pub fn takes_part(&self, comparison: ComparisonId) -> bool {
         self.comparisons.contains(&comparison)

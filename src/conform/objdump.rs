@@ -129,15 +129,13 @@ impl ObjdumpPeer {
     /// processor.
     pub fn new(version: u32, objdump: &discover::Peer, mc: Option<PathBuf>) -> Self {
         Self {
-            info: PeerInfo {
-                id: objdump.id.clone(),
-                family: "llvm-objdump",
-                component: "llvm",
-                version: Some(version),
-                location: objdump.path.display().to_string(),
-                comparisons: &[ComparisonId::Descriptors, ComparisonId::Mutants],
-                named: None,
-            },
+            info: PeerInfo::llvm(
+                objdump.id.clone(),
+                "llvm-objdump",
+                version,
+                objdump.path.display().to_string(),
+                &[ComparisonId::Descriptors, ComparisonId::Mutants],
+            ),
             path: objdump.path.clone(),
             mc,
         }
@@ -205,13 +203,11 @@ impl Peer for ObjdumpPeer {
         inputs: &[Input],
         each: &mut dyn FnMut(usize, PeerResult),
     ) {
-        each_object(inputs, "llvm-objdump reads code objects", each, |bytes| {
-            if comparison == ComparisonId::Mutants {
-                self.judge(ctx, bytes)
-            } else {
-                self.decode(ctx, bytes)
-            }
-        });
+        let read = |bytes: &[u8]| match comparison {
+            ComparisonId::Mutants => self.judge(ctx, bytes),
+            _ => self.decode(ctx, bytes),
+        };
+        each_object(inputs, "llvm-objdump reads code objects", each, read);
     }
     fn reproducer(&self, _comparison: ComparisonId, inputs: &[Input]) -> String {
         object_script(inputs, |syms, name| {

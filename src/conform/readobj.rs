@@ -26,15 +26,13 @@ impl ReadobjPeer {
     /// known as `id` (`llvm-readobj-19`, or a name given with `--peer`).
     pub fn new(version: u32, path: PathBuf, id: &str) -> Self {
         Self {
-            info: PeerInfo {
-                id: id.to_owned(),
-                family: "llvm-readobj",
-                component: "llvm",
-                version: Some(version),
-                location: path.display().to_string(),
-                comparisons: &[ComparisonId::Metadata, ComparisonId::Mutants],
-                named: None,
-            },
+            info: PeerInfo::llvm(
+                id.to_owned(),
+                "llvm-readobj",
+                version,
+                path.display().to_string(),
+                &[ComparisonId::Metadata, ComparisonId::Mutants],
+            ),
             path,
         }
     }
@@ -156,13 +154,11 @@ impl Peer for ReadobjPeer {
         inputs: &[Input],
         each: &mut dyn FnMut(usize, PeerResult),
     ) {
-        each_object(inputs, "llvm-readobj reads code objects", each, |bytes| {
-            if comparison == ComparisonId::Mutants {
-                self.judge(ctx, bytes)
-            } else {
-                self.read(ctx, bytes)
-            }
-        });
+        let read = |bytes: &[u8]| match comparison {
+            ComparisonId::Mutants => self.judge(ctx, bytes),
+            _ => self.read(ctx, bytes),
+        };
+        each_object(inputs, "llvm-readobj reads code objects", each, read);
     }
     fn reproducer(&self, _comparison: ComparisonId, inputs: &[Input]) -> String {
         object_script(inputs, |_, name| {

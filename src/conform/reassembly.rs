@@ -143,15 +143,13 @@ impl ReassemblePeer {
     /// `OBJDUMP-ID+MC-ID`.
     pub fn new(version: u32, objdump: &discover::Peer, mc: &discover::Peer) -> Self {
         Self {
-            info: PeerInfo {
-                id: format!("{}+{}", objdump.id, mc.id),
-                family: "llvm-objdump",
-                component: "llvm",
-                version: Some(version),
-                location: format!("{} + {}", objdump.path.display(), mc.path.display()),
-                comparisons: &[ComparisonId::Descriptors],
-                named: None,
-            },
+            info: PeerInfo::llvm_pair(
+                objdump,
+                mc,
+                "llvm-objdump",
+                version,
+                &[ComparisonId::Descriptors],
+            ),
             objdump: objdump.path.clone(),
             mc: mc.path.clone(),
         }

@@ -297,15 +297,7 @@ impl RebuildPeer {
     /// as `MC-ID+LLD-ID`.
     pub fn new(version: u32, mc: &discover::Peer, lld: &discover::Peer) -> Self {
         Self {
-            info: PeerInfo {
-                id: format!("{}+{}", mc.id, lld.id),
-                family: "rebuild",
-                component: "llvm",
-                version: Some(version),
-                location: format!("{} + {}", mc.path.display(), lld.path.display()),
-                comparisons: &[ComparisonId::Rebuild],
-                named: None,
-            },
+            info: PeerInfo::llvm_pair(mc, lld, "rebuild", version, &[ComparisonId::Rebuild]),
             mc: mc.path.clone(),
             mc_id: mc.id.clone(),
             lld: lld.path.clone(),
