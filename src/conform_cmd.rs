@@ -7,16 +7,12 @@ use std::time::{Duration, Instant};
 
 use clap::{Args, Subcommand};
 use hsaco_conform::conform::allowlist::Allowlist;
-use hsaco_conform::conform::comgr as ccomgr;
 use hsaco_conform::conform::engine::{self, Plan, Settings};
 use hsaco_conform::conform::findings::{self, Store};
-use hsaco_conform::conform::given::{GivenCmp, Inapplicable};
-use hsaco_conform::conform::mutants::{self, MutantsCmp};
-use hsaco_conform::conform::objects::{self, ObjectCmp};
-use hsaco_conform::conform::objects_meta;
-use hsaco_conform::conform::smem::{self as csmem, SmemDisasm, SmemEncode};
+use hsaco_conform::conform::registry::{self, Generated};
+use hsaco_conform::conform::smem::{self as csmem, SmemDisasm};
 use hsaco_conform::conform::words::{self, WordsCmp};
-use hsaco_conform::conform::{self, isolate, llvm, report, Comparison, Peer};
+use hsaco_conform::conform::{self, isolate, report, Comparison, ComparisonId, Peer};
 use hsaco_conform::files::write_durable;
 use hsaco_conform::peers::discover::{self, Named};
 use hsaco_conform::peers::llvm_disasm::LlvmLib;
@@ -383,7 +379,7 @@ pub struct WorkerArgs {
 
 /// Runs a worker until its standard input closes.
 pub fn run_worker(a: &WorkerArgs) -> u8 {
-    let mut task = match conform::worker_task(&a.task, &a.arg) {
+    let mut task = match registry::worker_task(&a.task, &a.arg) {
         Ok(t) => t,
         Err(e) => {
             eprintln!("hsaco-conform worker: {e}");
@@ -414,10 +410,7 @@ fn select_peers(
         load: false,
         named,
     })?;
-    let mut all = llvm::peers(&d);
-    if objects {
-        all.extend(objects::peers(&d));
-    }
+    let all = registry::peers(&d, objects);
     let spec: Vec<&str> = spec
         .iter()
         .map(|s| s.trim())
@@ -436,7 +429,7 @@ fn select_peers(
     // `mine:TOOL` (and composites made from them).
     let matches = |p: &dyn Peer, s: &str| {
         p.id() == s
-            || p.family() == s
+            || p.info().family == s
             || p.id()
                 .split_once(':')
                 .is_some_and(|(name, _)| name == s && named.iter().any(|n| n.name == s))
@@ -689,31 +682,21 @@ fn scan_inputs(a: &ConformArgs) -> Result<Found, String> {
 
 /// The comparisons `--kinds` names (in the order given, each once), or
 /// every one when none is named.
-fn parse_kinds(a: &ConformArgs) -> Result<Vec<&'static str>, String> {
-    let mut kinds: Vec<&'static str> = Vec::new();
+fn parse_kinds(a: &ConformArgs) -> Result<Vec<ComparisonId>, String> {
+    let mut kinds: Vec<ComparisonId> = Vec::new();
     for k in a.kinds.iter().map(|s| s.trim()).filter(|s| !s.is_empty()) {
-        let Some(known) = KINDS.iter().find(|x| **x == k) else {
+        let Some(known) = ComparisonId::KINDS.into_iter().find(|x| x.as_str() == k) else {
+            let names: Vec<&str> = ComparisonId::KINDS.iter().map(|c| c.as_str()).collect();
             return Err(format!(
                 "--kinds: unknown comparison {k:?} (known: {})",
-                KINDS.join(", ")
+                names.join(", ")
             ));
         };
-        if !kinds.contains(known) {
+        if !kinds.contains(&known) {
             kinds.push(known);
         }
     }
     Ok(kinds)
-}
-
-/// Why a comparison does not apply to given objects, or `None` when it
-/// does.
-fn not_for_given(kind: &str) -> Option<&'static str> {
-    match kind {
-        objects::REBUILD => Some("a rebuild assembles the generator's assembler text, which a given object does not come with"),
-        mutants::MUTANTS => Some("mutants are made from the generator's model of an object"),
-        csmem::DISASM | csmem::ENCODE => Some("SMEM comparisons draw instruction words, not code objects (`diff words` takes words of your own)"),
-        _ => None,
-    }
 }
 
 /// The plan of `conform INPUT...`: the object comparisons that read an
@@ -729,25 +712,19 @@ fn inputs_plan(
     if kinds.is_empty() {
         // By default, every comparison a selected peer takes part in (the
         // ones that do not apply are listed as such).
-        kinds = KINDS.to_vec();
-        kinds.retain(|k| peers.iter().any(|p| p.comparisons().contains(k)));
+        kinds = ComparisonId::KINDS.to_vec();
+        kinds.retain(|k| peers.iter().any(|p| p.info().takes_part(*k)));
     }
-    if kinds.iter().all(|k| not_for_given(k).is_some()) {
+    if kinds.iter().all(|k| k.not_for_given().is_some()) {
+        let names: Vec<&str> = kinds.iter().map(|c| c.as_str()).collect();
         return Err(format!(
             "--kinds: none of {} applies to given objects (descriptors, metadata and comgr-metadata do)",
-            kinds.join(", ")
+            names.join(", ")
         ));
     }
     let set = conform_inputs::given_set(found);
-    let comparisons: Vec<Box<dyn Comparison>> = kinds
-        .iter()
-        .map(|k| -> Box<dyn Comparison> {
-            match not_for_given(k) {
-                Some(why) => Box::new(Inapplicable::new(k, why)),
-                None => Box::new(GivenCmp::new(k, std::sync::Arc::clone(&set))),
-            }
-        })
-        .collect();
+    let comparisons: Vec<Box<dyn Comparison>> =
+        kinds.iter().map(|k| registry::given(*k, &set)).collect();
     let own = json!({
         "inputs": a.inputs.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
     });
@@ -767,7 +744,7 @@ fn inputs_plan(
 fn conform_settings(
     a: &ConformArgs,
     named: &[Named],
-    kinds: &[&str],
+    kinds: &[ComparisonId],
     plan: Plan,
     own: serde_json::Value,
     inputs: Option<&str>,
@@ -802,16 +779,6 @@ fn conform_settings(
     Ok((plan, options, settings))
 }
 
-const KINDS: [&str; 7] = [
-    csmem::DISASM,
-    csmem::ENCODE,
-    objects::REBUILD,
-    objects::DESCRIPTORS,
-    objects_meta::METADATA,
-    ccomgr::COMGR_METADATA,
-    mutants::MUTANTS,
-];
-
 fn conform_plan(
     a: &ConformArgs,
     named: &[Named],
@@ -824,9 +791,9 @@ fn conform_plan(
     let mut kinds = parse_kinds(a)?;
     if kinds.is_empty() || a.bench {
         kinds = if a.bench {
-            vec![csmem::DISASM]
+            vec![ComparisonId::SmemDisasm]
         } else {
-            KINDS.to_vec()
+            ComparisonId::KINDS.to_vec()
         };
     }
     let names: Vec<String> = if a.targets.is_empty() {
@@ -856,25 +823,16 @@ fn conform_plan(
     let peers = select_peers(&a.common.peers, named, !a.bench)?;
     if a.kinds.iter().all(|k| k.trim().is_empty()) && !a.bench {
         // By default, only the comparisons a selected peer takes part in.
-        kinds.retain(|k| peers.iter().any(|p| p.comparisons().contains(k)));
+        kinds.retain(|k| peers.iter().any(|p| p.info().takes_part(*k)));
     }
+    let generated = Generated {
+        seed,
+        count,
+        objects: n_objects,
+    };
     let comparisons: Vec<Box<dyn Comparison>> = kinds
         .iter()
-        .map(|k| -> Box<dyn Comparison> {
-            if *k == objects::REBUILD
-                || *k == objects::DESCRIPTORS
-                || *k == objects_meta::METADATA
-                || *k == ccomgr::COMGR_METADATA
-            {
-                Box::new(ObjectCmp::new(k, seed, n_objects))
-            } else if *k == mutants::MUTANTS {
-                Box::new(MutantsCmp::new(seed, n_objects))
-            } else if *k == csmem::ENCODE {
-                Box::new(SmemEncode::generated(seed, count / 4))
-            } else {
-                Box::new(SmemDisasm::generated(seed, count))
-            }
-        })
+        .map(|k| registry::generated(*k, &generated))
         .collect();
     let own = json!({
         "seed": seed,
@@ -1042,7 +1000,7 @@ fn run_bench(a: &ConformArgs, plan: &Plan, s: &Settings) -> u8 {
     let mut direct: Option<f64> = None;
     let mut direct_error: Option<String> = None;
     for peer in &plan.peers {
-        if !peer.comparisons().contains(&comparison.id()) {
+        if !peer.info().takes_part(comparison.id()) {
             continue;
         }
         let only = |p: &dyn Peer| p.id() == peer.id();
@@ -1058,7 +1016,11 @@ fn run_bench(a: &ConformArgs, plan: &Plan, s: &Settings) -> u8 {
         // own rate is measured between them, so both see the same load.
         let mut best = f64::MAX;
         let mut compared = 0;
-        let rounds = if peer.family() == "libllvm" { 5 } else { 1 };
+        let rounds = if peer.info().family == "libllvm" {
+            5
+        } else {
+            1
+        };
         for _ in 0..rounds {
             let t = Instant::now();
             let mut c = 0;

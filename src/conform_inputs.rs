@@ -388,7 +388,10 @@ mod tests {
         assert_eq!(found.objects.len(), 1);
         assert!(!found.incomplete());
         let set = given_set(&found);
-        let cmp = GivenCmp::new("descriptors", Arc::clone(&set));
+        let cmp = GivenCmp::new(
+            hsaco_conform::conform::ComparisonId::Descriptors,
+            Arc::clone(&set),
+        );
         let t = set.targets()[0];
         std::fs::remove_file(&p).expect("remove");
         assert!(cmp.inputs(t, 0).is_empty());

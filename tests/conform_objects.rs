@@ -347,7 +347,8 @@ fn a_comgr_crash_is_a_finding_and_the_run_goes_on() {
     use hsaco_conform::conform::cases::case_of;
     use hsaco_conform::conform::comgr::{ComgrPeer, COMGR_METADATA};
     use hsaco_conform::conform::engine::{self, Plan, Settings};
-    use hsaco_conform::conform::objects::ObjectCmp;
+    use hsaco_conform::conform::object_cmp::ObjectCmp;
+    use hsaco_conform::conform::ComparisonId;
     use hsaco_conform::conform::{allowlist::Allowlist, Input};
     use hsaco_oracle::msgpack::{self, Value as Mp};
 
@@ -395,7 +396,10 @@ fn a_comgr_crash_is_a_finding_and_the_run_goes_on() {
     let peer = ComgrPeer::discover().expect("comgr peer");
     let id = hsaco_conform::conform::Peer::id(&peer).to_owned();
     let plan = Plan {
-        comparisons: vec![Box::new(ObjectCmp::given(COMGR_METADATA, inputs))],
+        comparisons: vec![Box::new(ObjectCmp::given(
+            ComparisonId::ComgrMetadata,
+            inputs,
+        ))],
         targets: vec![hsaco_oracle::targets::by_name("gfx900").expect("gfx900")],
         peers: vec![Box::new(peer)],
         allowlist: Allowlist::builtin(),

@@ -28,16 +28,18 @@ use std::path::PathBuf;
 use serde_json::{json, Value};
 
 use super::findings::shell_line;
-use super::isolate::{Reply, Task};
-use super::objects::{base64, ObjectCmp};
-use super::{hex_bytes, Ctx, Difference, Input, Peer, PeerResult, Verdict, View};
+use super::isolate::Task;
+use super::run::{from_reply, unreadable, write_object};
+use super::{
+    hex_bytes, ComparisonId, Ctx, Input, NotComparable, Peer, PeerInfo, PeerResult, Verdict, View,
+};
 use crate::peers::comgr::{self as binding, Comgr, ComgrError};
 use crate::peers::compare_meta::{self, Outcome, Report};
 use crate::peers::discover;
 
-/// Comparison id: comgr's metadata tree, ISA name and symbols against the
-/// oracle.
-pub const COMGR_METADATA: &str = "comgr-metadata";
+/// The id's text ([`ComparisonId::ComgrMetadata`]), for code that matches
+/// comparison names.
+pub const COMGR_METADATA: &str = ComparisonId::ComgrMetadata.as_str();
 
 /// Name of the worker task that runs comgr.
 pub const TASK: &str = "comgr";
@@ -150,12 +152,11 @@ fn norm(path: &str) -> String {
 /// Judges comgr's view (the worker's JSON) of a generated valid object.
 pub fn compare_view(value: &Value) -> Verdict {
     if let Some(e) = value.get("refused").and_then(Value::as_str) {
-        return Verdict::Differs(Difference {
-            message: format!("comgr refuses to take the object: {e}"),
-            key: "comgr-metadata: comgr refuses the object".to_owned(),
-            tags: Vec::new(),
-            informational: false,
-        });
+        return Verdict::differs(
+            format!("comgr refuses to take the object: {e}"),
+            "comgr-metadata: comgr refuses the object",
+            Vec::new(),
+        );
     }
     let Some(report) = value.get("report") else {
         return Verdict::NotComparable("comgr returned no comparison".to_owned());
@@ -196,16 +197,12 @@ pub fn compare_view(value: &Value) -> Verdict {
         .filter(|d| d.get("known").and_then(Value::as_str).is_none())
         .collect();
     if let Some(first) = unexplained.first() {
-        return Verdict::Differs(Difference {
-            message,
-            key: format!(
-                "comgr-metadata: {} {} differs",
-                s(first, "aspect"),
-                norm(&s(first, "path"))
-            ),
-            tags: Vec::new(),
-            informational: false,
-        });
+        let key = format!(
+            "comgr-metadata: {} {} differs",
+            s(first, "aspect"),
+            norm(&s(first, "path"))
+        );
+        return Verdict::differs(message, key, Vec::new());
     }
     let mut tags: Vec<String> = diffs
         .iter()
@@ -214,12 +211,8 @@ pub fn compare_view(value: &Value) -> Verdict {
         .collect();
     tags.sort();
     tags.dedup();
-    Verdict::Differs(Difference {
-        message,
-        key: format!("comgr-metadata: known differences {}", tags.join(" ")),
-        tags,
-        informational: false,
-    })
+    let key = format!("comgr-metadata: known differences {}", tags.join(" "));
+    Verdict::differs(message, key, tags)
 }
 
 /// What comgr complained about on an object (the worker's JSON): `None`
@@ -241,21 +234,11 @@ pub fn complaint(value: &Value) -> Option<String> {
     )
 }
 
-/// The `comgr-metadata` comparison over generated objects (every code
-/// object version the generator makes, V2 included: comgr reads V2 YAML
-/// metadata too).
-pub fn comparison(seed: u64, objects: u64) -> ObjectCmp {
-    ObjectCmp::new(COMGR_METADATA, seed, objects)
-}
-
 /// The comgr peer (`comgr-MAJOR.MINOR`, or a name given with `--peer`).
 pub struct ComgrPeer {
-    id: String,
-    major: u32,
+    info: PeerInfo,
     path: PathBuf,
 }
-
-const COMGR_COMPARISONS: &[&str] = &[COMGR_METADATA, super::mutants::MUTANTS];
 
 impl ComgrPeer {
     /// The peer for what discovery found (a usable comgr), under its id.
@@ -265,8 +248,15 @@ impl ComgrPeer {
         }
         let major = p.version.as_deref()?.split('.').next()?.parse().ok()?;
         Some(Self {
-            id: p.id.clone(),
-            major,
+            info: PeerInfo {
+                id: p.id.clone(),
+                family: "comgr",
+                component: "comgr",
+                version: Some(major),
+                location: p.path.display().to_string(),
+                comparisons: &[ComparisonId::ComgrMetadata, ComparisonId::Mutants],
+                named: None,
+            },
             path: p.path.clone(),
         })
     }
@@ -278,36 +268,15 @@ impl ComgrPeer {
 }
 
 impl Peer for ComgrPeer {
-    fn id(&self) -> &str {
-        &self.id
+    fn info(&self) -> &PeerInfo {
+        &self.info
     }
-    fn family(&self) -> &str {
-        "comgr"
-    }
-    fn component(&self) -> &str {
-        "comgr"
-    }
-    fn version(&self) -> Option<u32> {
-        Some(self.major)
-    }
-    fn location(&self) -> String {
-        self.path.display().to_string()
-    }
-    fn comparisons(&self) -> &[&'static str] {
-        COMGR_COMPARISONS
-    }
-    fn supports(&self, _ctx: &Ctx, comparison: &str, _cpu: &str) -> Result<(), String> {
-        // comgr reads objects of any processor (an ISA name it cannot
-        // give is a known difference): no probe.
-        if !COMGR_COMPARISONS.contains(&comparison) {
-            return Err(format!("{} does not take part in {comparison}", self.id));
-        }
-        Ok(())
-    }
+    // comgr reads objects of any processor (an ISA name it cannot give is
+    // a known difference): no probe (the default `supports`).
     fn run(
         &self,
         ctx: &Ctx,
-        comparison: &str,
+        comparison: ComparisonId,
         _cpu: &str,
         inputs: &[Input],
         each: &mut dyn FnMut(usize, PeerResult),
@@ -322,11 +291,11 @@ impl Peer for ComgrPeer {
                 }
                 _ => each(
                     k,
-                    PeerResult::NotComparable("comgr reads code objects".to_owned()),
+                    PeerResult::NotComparable(NotComparable::Reads("comgr reads code objects")),
                 ),
             }
         }
-        let context = if comparison == COMGR_METADATA {
+        let context = if comparison == ComparisonId::ComgrMetadata {
             CONTEXT_COMPARE
         } else {
             CONTEXT_READ
@@ -336,22 +305,15 @@ impl Peer for ComgrPeer {
         ctx.with_worker(TASK, &arg, &[], |w| {
             w.run(context, &payloads, &mut |j, reply| {
                 let Some(&k) = index.get(j) else { return };
-                let r = match reply {
-                    Reply::Ok(s) => match serde_json::from_str::<Value>(&s) {
-                        Ok(value) => PeerResult::View(View::Json { value }),
-                        Err(_) => {
-                            PeerResult::NotComparable(format!("unreadable worker reply {s:?}"))
-                        }
-                    },
-                    Reply::NotComparable(why) => PeerResult::NotComparable(why),
-                    Reply::Crashed(c) => PeerResult::Crashed(c),
-                    Reply::TimedOut(h) => PeerResult::TimedOut(h),
-                };
+                let r = from_reply(reply, |s| match serde_json::from_str::<Value>(&s) {
+                    Ok(value) => PeerResult::View(View::Json { value }),
+                    Err(_) => unreadable(&s),
+                });
                 each(k, r);
             });
         });
     }
-    fn reproducer(&self, _comparison: &str, inputs: &[Input]) -> String {
+    fn reproducer(&self, _comparison: ComparisonId, inputs: &[Input]) -> String {
         let names: Vec<String> = inputs
             .iter()
             .filter_map(|i| match i {
@@ -365,16 +327,12 @@ impl Peer for ComgrPeer {
              # a small C program reads each through comgr's C API (ISA name,\n\
              # metadata tree, symbols), as the comgr-metadata comparison does.\n\
              set -e\n",
-            self.id,
+            self.info.id,
             self.path.display()
         );
         for i in inputs {
             if let Input::File { name, bytes } = i {
-                let q = shell_line(std::slice::from_ref(name));
-                s.push_str(&format!(
-                    "[ -f {q} ] || base64 -d > {q} <<'HSACO_EOF'\n{}HSACO_EOF\n",
-                    base64(bytes)
-                ));
+                s.push_str(&write_object(name, bytes));
             }
         }
         s.push_str("cat > comgr-read.c <<'HSACO_EOF'\n");
@@ -395,9 +353,6 @@ impl Peer for ComgrPeer {
         s.push_str(&shell_line(&run));
         s.push('\n');
         s
-    }
-    fn command(&self, _comparison: &str, _cpu: &str, file: &str) -> Option<Vec<String>> {
-        Some(vec!["sh".to_owned(), file.to_owned()])
     }
 }
 

@@ -22,7 +22,7 @@ use super::allowlist::{self, Allowlist};
 use super::findings::{self, Finding, Repro, Signature, Store};
 use super::isolate::{self, Crash, Hang};
 use super::reduce::{self, Budget};
-use super::{Comparison, Ctx, Difference, Input, Peer, PeerResult, Verdict, View};
+use super::{Comparison, ComparisonId, Ctx, Difference, Input, Peer, PeerResult, Verdict, View};
 
 /// What to run.
 pub struct Plan {
@@ -229,7 +229,7 @@ pub fn units(plan: &Plan) -> (Vec<Unit>, Vec<(String, String, String)>) {
     for (ci, c) in plan.comparisons.iter().enumerate() {
         for &t in &plan.targets {
             if let Err(why) = c.applies(t) {
-                skipped.push((c.id().to_owned(), t.name.to_owned(), why));
+                skipped.push((c.id().as_str().to_owned(), t.name.to_owned(), why));
                 continue;
             }
             for chunk in 0..c.chunks(t) {
@@ -246,11 +246,11 @@ pub fn units(plan: &Plan) -> (Vec<Unit>, Vec<(String, String, String)>) {
     (v, skipped)
 }
 
-fn peers_of<'a>(plan: &'a Plan, comparison: &str) -> Vec<&'a dyn Peer> {
+fn peers_of(plan: &Plan, comparison: ComparisonId) -> Vec<&dyn Peer> {
     plan.peers
         .iter()
         .map(|p| p.as_ref())
-        .filter(|p| p.comparisons().contains(&comparison))
+        .filter(|p| p.info().takes_part(comparison))
         .collect()
 }
 
@@ -279,10 +279,10 @@ fn classify<'a>(
     allow.classify(&allowlist::Subject {
         kind: kind_name(what),
         comparison,
-        component: peer.component(),
+        component: peer.info().component,
         peer: peer.id(),
-        family: peer.family(),
-        version: peer.version(),
+        family: peer.info().family,
+        version: peer.info().version,
         generation: target.generation,
         tags,
         message: &message,
@@ -384,7 +384,7 @@ pub fn run_inputs(
         if let Err(why) = peer.supports(ctx, c.id(), target.name) {
             counts.compared += n as u64;
             counts.not_comparable += n as u64;
-            counts.add_reason(&why, n as u64);
+            counts.add_reason(&why.to_string(), n as u64);
         } else {
             let mut rendered = Vec::with_capacity(n);
             let mut map = Vec::with_capacity(n);
@@ -403,7 +403,7 @@ pub fn run_inputs(
             }
             let mut record = |k: usize, what: What, counts: &mut Counts| {
                 let Some(input) = inputs.get(k) else { return };
-                match classify(&plan.allowlist, peer, c.id(), target, input, &what) {
+                match classify(&plan.allowlist, peer, c.id().as_str(), target, input, &what) {
                     Some(ids) => {
                         if matches!(what, What::Different(_)) {
                             counts.known += 1;
@@ -433,7 +433,7 @@ pub fn run_inputs(
                             *kept += 1;
                             result.events.push(Event {
                                 peer: peer.id().to_owned(),
-                                comparison: c.id().to_owned(),
+                                comparison: c.id().as_str().to_owned(),
                                 target: target.name.to_owned(),
                                 origin: c.origin(target, unit.chunk, k),
                                 input: input.clone(),
@@ -474,7 +474,7 @@ pub fn run_inputs(
                     PeerResult::Same => counts.same += 1,
                     PeerResult::NotComparable(why) => {
                         counts.not_comparable += 1;
-                        counts.add_reason(&why, 1);
+                        counts.add_reason(&why.to_string(), 1);
                     }
                     PeerResult::Crashed(cr) => {
                         counts.crashed += 1;
@@ -699,7 +699,7 @@ pub fn run_in(
         for (peer, c) in &r.cells {
             result
                 .cells
-                .entry((comparison.to_owned(), peer.clone()))
+                .entry((comparison.as_str().to_owned(), peer.clone()))
                 .or_default()
                 .merge(c);
         }
@@ -714,7 +714,7 @@ pub fn run_in(
             if let Some(r) = c.reference(&peers).and_then(|k| peers.get(k)) {
                 result
                     .references
-                    .insert(c.id().to_owned(), r.id().to_owned());
+                    .insert(c.id().as_str().to_owned(), r.id().to_owned());
             }
         }
     }
@@ -886,7 +886,7 @@ pub fn make_findings(
         let Some(comparison) = plan
             .comparisons
             .iter()
-            .find(|c| c.id() == e.comparison)
+            .find(|c| c.id().as_str() == e.comparison)
             .map(|c| c.as_ref())
         else {
             continue;
@@ -901,7 +901,7 @@ pub fn make_findings(
         };
         let merge = |f: &mut Finding| {
             f.peers.insert(e.peer.clone());
-            if let Some(v) = peer.version() {
+            if let Some(v) = peer.info().version {
                 f.versions.insert(v);
             }
             f.targets.insert(e.target.clone());
@@ -924,7 +924,7 @@ pub fn make_findings(
                     }
                     .to_owned(),
                     scope: e.comparison.clone(),
-                    component: peer.component().to_owned(),
+                    component: peer.info().component.to_owned(),
                     key: d.key.clone(),
                 };
                 if let Some(f) = out.iter_mut().find(|f| f.signature == sig) {
@@ -944,14 +944,17 @@ pub fn make_findings(
             }
             What::Crash(_) | What::Hang(_) => {
                 let scope = scope_of(&e.input);
-                let memo_key = (format!("{scope}/{}", peer.component()), e.input.clone());
+                let memo_key = (
+                    format!("{scope}/{}", peer.info().component),
+                    e.input.clone(),
+                );
                 // The same input seen with another peer or version: does
                 // the reduced input show it there too?
                 let mut candidates: Vec<usize> = memo.get(&memo_key).copied().into_iter().collect();
                 for (k, f) in out.iter().enumerate() {
                     if f.signature.kind == kind_name(&e.what)
                         && f.signature.scope == scope
-                        && f.signature.component == peer.component()
+                        && f.signature.component == peer.info().component
                         && f.reduced.first().is_some_and(|r| contained(r, &e.input))
                         && !candidates.contains(&k)
                     {
@@ -980,7 +983,7 @@ pub fn make_findings(
                 let sig = Signature {
                     kind: kind_name(&e.what).to_owned(),
                     scope: scope.to_owned(),
-                    component: peer.component().to_owned(),
+                    component: peer.info().component.to_owned(),
                     key: format!("{scope} {}", reduced.display()),
                 };
                 if let Some(k) = out.iter().position(|f| f.signature == sig) {
@@ -1085,7 +1088,7 @@ fn new_finding(
         comparison: e.comparison.clone(),
         message,
         peers: BTreeSet::from([e.peer.clone()]),
-        versions: peer.version().into_iter().collect(),
+        versions: peer.info().version.into_iter().collect(),
         targets: BTreeSet::from([e.target.clone()]),
         count: 1,
         origin: e.origin.clone(),
@@ -1107,14 +1110,17 @@ fn new_finding(
 
 /// The reproducer file of `peer` for a finding: its name and contents.
 fn reproducer(plan: &Plan, f: &Finding, peer: &dyn Peer, target: &Target) -> Option<String> {
-    let comparison = plan.comparisons.iter().find(|c| c.id() == f.comparison)?;
+    let comparison = plan
+        .comparisons
+        .iter()
+        .find(|c| c.id().as_str() == f.comparison)?;
     let rendered: Vec<Input> = f
         .reduced
         .iter()
         .map(|i| comparison.render(peer, target, i))
         .collect::<Result<_, _>>()
         .ok()?;
-    Some(peer.reproducer(&f.comparison, &rendered))
+    Some(peer.reproducer(comparison.id(), &rendered))
 }
 
 /// Reproducer files of a finding: (peer, file name, contents), one file per
@@ -1159,7 +1165,10 @@ fn commands(plan: &Plan, ctx: &Ctx, settings: &Settings, f: &Finding) -> Vec<Rep
         let Some(peer) = plan.peers.iter().find(|x| x.id() == peer_id) else {
             continue;
         };
-        let (argv, external) = match peer.command(&f.comparison, &cpu, name) {
+        let Ok(comparison) = f.comparison.parse::<ComparisonId>() else {
+            continue;
+        };
+        let (argv, external) = match peer.command(comparison, &cpu, name) {
             Some(a) => (a, true),
             None if matches!(f.reduced.first(), Some(Input::Bytes { .. })) => {
                 // This program by its absolute path (the reproducer runs
@@ -1171,7 +1180,7 @@ fn commands(plan: &Plan, ctx: &Ctx, settings: &Settings, f: &Finding) -> Vec<Rep
                     "--target".to_owned(),
                     cpu.clone(),
                 ];
-                if let Some(n) = peer.named() {
+                if let Some(n) = &peer.info().named {
                     a.extend(["--peer".to_owned(), n.spec()]);
                 }
                 a.extend(["--peers".to_owned(), peer_id.clone(), name.clone()]);
@@ -1312,242 +1321,5 @@ pub fn parent_dir(p: &Path) -> &Path {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::conform::words::WordsCmp;
-
-    /// An in-process stand-in for a disassembler, for the engine's own
-    /// logic: "crashes" on SDWA-like words (byte 0 = 0xf9) whose byte 5 or
-    /// byte 6 has its low three bits set, rejects 0xff bytes, else prints
-    /// the first byte.
-    struct Fake {
-        id: &'static str,
-        version: u32,
-    }
-
-    fn fake_view(b: &[u8]) -> PeerResult {
-        let sel = |k: usize| b.get(k).is_some_and(|x| x & 7 == 7);
-        if b.first() == Some(&0xf9) && (sel(5) || sel(6)) {
-            return PeerResult::Crashed(Crash {
-                status: "SIGSEGV (11)".into(),
-                signal: Some(11),
-                exit_code: None,
-                stderr: vec!["boom".into()],
-                site: Some(format!("fake+{}", if sel(5) { 5 } else { 6 })),
-                tags: Vec::new(),
-            });
-        }
-        let pieces = match b.first() {
-            Some(0xff) | None => vec![crate::conform::Piece::Invalid { at: 0 }],
-            Some(x) => vec![crate::conform::Piece::Insn {
-                size: Some(b.len()),
-                text: format!("op{x}"),
-                comment: None,
-            }],
-        };
-        PeerResult::View(View::Disasm { pieces })
-    }
-
-    impl Peer for Fake {
-        fn id(&self) -> &str {
-            self.id
-        }
-        fn family(&self) -> &str {
-            "fake"
-        }
-        fn component(&self) -> &str {
-            "fake"
-        }
-        fn version(&self) -> Option<u32> {
-            Some(self.version)
-        }
-        fn location(&self) -> String {
-            "memory".into()
-        }
-        fn comparisons(&self) -> &[&'static str] {
-            &["words"]
-        }
-        fn supports(&self, _: &Ctx, _: &str, _: &str) -> Result<(), String> {
-            Ok(())
-        }
-        fn run(
-            &self,
-            _: &Ctx,
-            _: &str,
-            _: &str,
-            inputs: &[Input],
-            each: &mut dyn FnMut(usize, PeerResult),
-        ) {
-            for (k, i) in inputs.iter().enumerate() {
-                match i {
-                    Input::Bytes { bytes } => each(k, fake_view(bytes)),
-                    _ => each(k, PeerResult::NotComparable("bytes only".into())),
-                }
-            }
-        }
-        fn reproducer(&self, _: &str, inputs: &[Input]) -> String {
-            crate::conform::llvm::disasm_file(inputs)
-        }
-        fn command(&self, _: &str, _: &str, _: &str) -> Option<Vec<String>> {
-            None
-        }
-    }
-
-    fn plan(lines: Vec<(usize, Vec<u8>)>) -> Plan {
-        Plan {
-            comparisons: vec![Box::new(WordsCmp::new(lines))],
-            targets: vec![targets::by_name("gfx900").expect("gfx900")],
-            peers: vec![
-                Box::new(Fake {
-                    id: "fake-19",
-                    version: 19,
-                }),
-                Box::new(Fake {
-                    id: "fake-14",
-                    version: 14,
-                }),
-            ],
-            allowlist: Allowlist::empty(),
-        }
-    }
-
-    fn settings() -> Settings {
-        Settings {
-            jobs: 2,
-            shard: (0, 1),
-            timeout: Duration::from_secs(5),
-            out: None,
-            reduce: true,
-            reduce_budget: 300,
-            progress: false,
-            resume_key: String::new(),
-            program: PathBuf::from("unused"),
-            label: "test".into(),
-        }
-    }
-
-    #[test]
-    fn crashes_are_reduced_and_deduplicated_across_versions_and_sites() {
-        let lines = vec![
-            (1, vec![0, 0, 0x80, 0xbf]),
-            (2, vec![0xf9, 0x06, 0x02, 0x02, 0x02, 0x07, 0x06, 0x06]),
-            (3, vec![0x11, 0x22]),
-            (
-                4,
-                vec![0xf9, 0xaa, 0, 0, 0x10, 0x0f, 0, 0, 0xcc, 0xdd, 0xee, 0xff],
-            ),
-            (5, vec![0xf9, 0, 0, 0, 0, 0, 0x37, 0]),
-            (6, vec![0xff, 0xff, 0xff, 0xff]),
-        ];
-        let p = plan(lines);
-        let r = run(&p, &settings()).expect("runs");
-        let c19 = &r.cells[&("words".to_owned(), "fake-19".to_owned())];
-        let c14 = &r.cells[&("words".to_owned(), "fake-14".to_owned())];
-        // The run went on past every crash.
-        assert_eq!((c19.compared, c19.crashed, c19.same), (6, 3, 3));
-        assert_eq!((c14.compared, c14.crashed, c14.same), (6, 3, 3));
-        assert_eq!(c14.not_comparable, 0);
-        assert_eq!(
-            r.references.get("words").map(String::as_str),
-            Some("fake-19")
-        );
-        // Lines 2 and 4 reduce to one input (fewer bytes, bits cleared),
-        // line 5 to another; the two "sites" differ, so two findings, each
-        // with both versions.
-        assert_eq!(r.findings.len(), 2, "{:#?}", r.findings);
-        let f = &r.findings[0];
-        assert_eq!(
-            f.reduced,
-            vec![Input::bytes(vec![0xf9, 0, 0, 0, 0, 7, 0, 0])]
-        );
-        assert_eq!(f.versions, BTreeSet::from([14, 19]));
-        assert_eq!(f.count, 4);
-        assert_eq!(f.origin, "line 2");
-        assert!(f.crashes.contains_key("fake-14") && f.crashes.contains_key("fake-19"));
-        let g = &r.findings[1];
-        assert_eq!(
-            g.reduced,
-            vec![Input::bytes(vec![0xf9, 0, 0, 0, 0, 0, 7, 0])]
-        );
-        assert_eq!(g.sites, BTreeSet::from(["fake+6".to_owned()]));
-        assert_ne!(f.id, g.id);
-        // Commands: no standalone program, so `diff words`.
-        assert_eq!(f.commands[0].argv[..3], ["unused", "diff", "words"]);
-    }
-
-    #[test]
-    fn shared_sites_merge_findings() {
-        let mk = |key: &str, sites: &[&str]| {
-            let sig = Signature {
-                kind: "crash".into(),
-                scope: "disassemble".into(),
-                component: "llvm".into(),
-                key: key.into(),
-            };
-            Finding {
-                id: sig.id(),
-                signature: sig,
-                comparison: "words".into(),
-                message: key.into(),
-                peers: BTreeSet::new(),
-                versions: BTreeSet::new(),
-                targets: BTreeSet::new(),
-                count: 1,
-                origin: String::new(),
-                original: vec![Input::bytes(key.as_bytes().to_vec())],
-                reduced: vec![Input::bytes(key.as_bytes().to_vec())],
-                reduction_tests: 0,
-                crash: None,
-                crashes: BTreeMap::new(),
-                statuses: BTreeSet::new(),
-                sites: sites.iter().map(|s| (*s).to_owned()).collect(),
-                also: Vec::new(),
-                hang: None,
-                commands: Vec::new(),
-                dir: None,
-                files: Vec::new(),
-                informational: false,
-            }
-        };
-        let v = merge_sites(vec![
-            mk("a", &["x"]),
-            mk("b", &["y"]),
-            mk("c", &["x", "y"]),
-            mk("d", &[]),
-        ]);
-        // a and c share x; b and the merged a+c share y only after one pass.
-        let v = merge_sites(v);
-        assert_eq!(v.len(), 2);
-        assert_eq!(v[0].count, 3);
-        assert_eq!(v[0].also.len(), 2);
-        assert_eq!(v[1].message, "d");
-        assert!(contained(
-            &Input::bytes(vec![0xf9, 0, 7]),
-            &Input::bytes(vec![0xf9, 1, 7, 4])
-        ));
-        assert!(!contained(
-            &Input::bytes(vec![0xf9, 2]),
-            &Input::bytes(vec![0xf9, 1])
-        ));
-    }
-
-    #[test]
-    fn units_are_numbered_before_sharding() {
-        let p = plan((0..10_000).map(|k| (k, vec![0, 0, 0x80, 0xbf])).collect());
-        let (u, skipped) = units(&p);
-        assert!(skipped.is_empty());
-        assert_eq!(u.len(), 3);
-        assert_eq!(
-            u.iter().map(|x| (x.id, x.chunk)).collect::<Vec<_>>(),
-            [(0, 0), (1, 1), (2, 2)]
-        );
-        let mut s = settings();
-        s.shard = (1, 2);
-        let r = run(&p, &s).expect("runs");
-        assert_eq!(r.units, 1);
-        assert_eq!(
-            r.cells[&("words".to_owned(), "fake-19".to_owned())].compared,
-            4096
-        );
-    }
-}
+#[path = "engine_tests.rs"]
+mod tests;

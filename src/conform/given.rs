@@ -22,8 +22,8 @@ use std::sync::Arc;
 use hsaco_oracle::targets::Target;
 
 use super::cases::PER_CHUNK;
-use super::objects::ObjectCmp;
-use super::{Comparison, Input, Peer, Verdict, View};
+use super::object_cmp::ObjectCmp;
+use super::{Comparison, ComparisonId, Input, Peer, Verdict, View};
 
 /// Reads the bytes of a given object.
 pub trait Loader: Send + Sync {
@@ -208,7 +208,7 @@ pub struct GivenCmp {
 
 impl GivenCmp {
     /// Comparison `kind` (as [`ObjectCmp::new`] takes it) over `set`.
-    pub fn new(kind: &str, set: Arc<GivenSet>) -> Self {
+    pub fn new(kind: ComparisonId, set: Arc<GivenSet>) -> Self {
         Self {
             judge: ObjectCmp::new(kind, 0, 0),
             set,
@@ -222,11 +222,8 @@ impl GivenCmp {
 }
 
 impl Comparison for GivenCmp {
-    fn id(&self) -> &'static str {
+    fn id(&self) -> ComparisonId {
         self.judge.id()
-    }
-    fn description(&self) -> &'static str {
-        self.judge.description()
     }
     fn applies(&self, target: &Target) -> Result<(), String> {
         if self.set.by_target.contains_key(target.name) {
@@ -298,19 +295,19 @@ impl Comparison for GivenCmp {
 /// `mutants` start from the generator's source, `smem-*` from instruction
 /// words): listed per processor as not applicable, with why.
 pub struct Inapplicable {
-    id: &'static str,
+    id: ComparisonId,
     why: &'static str,
 }
 
 impl Inapplicable {
     /// Comparison `id`, not applicable because of `why`.
-    pub fn new(id: &'static str, why: &'static str) -> Self {
+    pub fn new(id: ComparisonId, why: &'static str) -> Self {
         Self { id, why }
     }
 }
 
 impl Comparison for Inapplicable {
-    fn id(&self) -> &'static str {
+    fn id(&self) -> ComparisonId {
         self.id
     }
     fn description(&self) -> &'static str {

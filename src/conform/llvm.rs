@@ -1,68 +1,38 @@
 //! LLVM peers: the AMDGPU disassembler of every libLLVM discovery finds
 //! (in-process, in a worker subprocess: [`LibLlvm`]) and every `llvm-mc`
 //! (`--disassemble`, and `-show-encoding` as an assembler: [`LlvmMc`]),
-//! named ones (`--peer`) included ([`peers`]).
+//! named ones (`--peer`) included ([`super::registry::peers`]); and the
+//! `llvm-mc` probe of a processor the object-level peers share
+//! ([`knows`]).
 
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use crate::peers::discover::{self, Discovery, Kind, Named};
+use crate::peers::discover::Named;
 use crate::peers::llvm_disasm::{self, Disassembler, LibInfo, LlvmLib};
 use crate::smem_diff::{self, LlvmView, Outcome};
 use hsaco_oracle::smem::SmemGen;
 
 use super::isolate::{self, Reply, Task};
-use super::{bytes_line, hex_bytes, Crash, Ctx, Hang, Input, Peer, PeerResult, Piece, View};
+use super::run::{from_reply, unreadable};
+use super::{
+    bytes_line, hex_bytes, ComparisonId, Crash, Ctx, Hang, Input, NotComparable, Peer, PeerInfo,
+    PeerResult, Piece, View,
+};
 
-/// Comparison ids a disassembler takes part in.
-const DISASM_COMPARISONS: &[&str] = &[super::smem::DISASM, super::words::WORDS];
-/// Comparison ids `llvm-mc` takes part in.
-const MC_COMPARISONS: &[&str] = &[
-    super::smem::DISASM,
-    super::words::WORDS,
-    super::smem::ENCODE,
+/// The comparisons a disassembler takes part in.
+const DISASM_COMPARISONS: &[ComparisonId] = &[ComparisonId::SmemDisasm, ComparisonId::Words];
+/// The comparisons `llvm-mc` takes part in.
+const MC_COMPARISONS: &[ComparisonId] = &[
+    ComparisonId::SmemDisasm,
+    ComparisonId::Words,
+    ComparisonId::SmemEncode,
 ];
 
 /// The triple every LLVM peer is run with.
 pub const TRIPLE: &str = llvm_disasm::TRIPLE;
-
-/// The LLVM peers of a discovery ([`discover::discover_with`], the one
-/// finder): its usable libLLVM libraries first (newest first), then its
-/// usable `llvm-mc` programs (newest first), each under its discovery id.
-pub fn peers(d: &Discovery) -> Vec<Box<dyn Peer>> {
-    let mut peers: Vec<Box<dyn Peer>> = Vec::new();
-    for p in usable(d, Kind::Library, "libLLVM") {
-        if let Some(version) = p.llvm_major {
-            let info = LibInfo {
-                version,
-                path: p.path.clone(),
-            };
-            peers.push(Box::new(LibLlvm::new(info, &p.id, p.named.clone())));
-        }
-    }
-    for p in usable(d, Kind::Tool, "llvm-mc") {
-        if let Some(version) = p.llvm_major {
-            peers.push(Box::new(LlvmMc::new(version, p.path.clone(), &p.id)));
-        }
-    }
-    peers
-}
-
-/// The usable, versioned peers of one kind and name, newest first (in
-/// discovery order within a version).
-pub fn usable<'a>(d: &'a Discovery, kind: Kind, name: &str) -> Vec<&'a discover::Peer> {
-    let mut v: Vec<&discover::Peer> = d
-        .peers
-        .iter()
-        .filter(|p| {
-            p.kind == kind && p.name == name && p.status.is_usable() && p.llvm_major.is_some()
-        })
-        .collect();
-    v.sort_by_key(|p| std::cmp::Reverse(p.llvm_major));
-    v
-}
 
 // ---------------------------------------------------------------- libLLVM
 
@@ -239,26 +209,33 @@ pub fn decode_pieces(s: &str) -> Option<Vec<Piece>> {
 
 /// LLVM's disassembler in `libLLVM-NN.so`, run in worker processes.
 pub struct LibLlvm {
-    info: LibInfo,
-    id: String,
-    named: Option<Named>,
+    lib: LibInfo,
+    info: PeerInfo,
 }
 
 impl LibLlvm {
     /// The peer for one library, known as `id` (`libllvm-19`, or a name
     /// given with `--peer`).
-    pub fn new(info: LibInfo, id: &str, named: Option<Named>) -> Self {
+    pub fn new(lib: LibInfo, id: &str, named: Option<Named>) -> Self {
         Self {
-            id: id.to_owned(),
-            info,
-            named,
+            info: PeerInfo {
+                named,
+                ..PeerInfo::llvm(
+                    id.to_owned(),
+                    "libllvm",
+                    lib.version,
+                    lib.path.display().to_string(),
+                    DISASM_COMPARISONS,
+                )
+            },
+            lib,
         }
     }
 
     /// The worker's argument: `VERSION@PATH` ([`super::worker_task`]),
     /// so that the worker loads the very library the parent chose.
     pub fn worker_arg(&self) -> String {
-        format!("{}@{}", self.info.version, self.info.path.display())
+        format!("{}@{}", self.lib.version, self.lib.path.display())
     }
 
     fn run_payloads(
@@ -275,39 +252,31 @@ impl LibLlvm {
 }
 
 impl Peer for LibLlvm {
-    fn id(&self) -> &str {
-        &self.id
-    }
-    fn family(&self) -> &str {
-        "libllvm"
-    }
-    fn component(&self) -> &str {
-        "llvm"
-    }
-    fn version(&self) -> Option<u32> {
-        Some(self.info.version)
-    }
-    fn location(&self) -> String {
-        self.info.path.display().to_string()
-    }
-    fn comparisons(&self) -> &[&'static str] {
-        DISASM_COMPARISONS
+    fn info(&self) -> &PeerInfo {
+        &self.info
     }
 
-    fn supports(&self, ctx: &Ctx, comparison: &str, cpu: &str) -> Result<(), String> {
-        if !DISASM_COMPARISONS.contains(&comparison) {
-            return Err(format!("{} does not take part in {comparison}", self.id));
-        }
-        ctx.cached_support(&format!("{}/{cpu}", self.id), || {
+    fn supports(
+        &self,
+        ctx: &Ctx,
+        _comparison: ComparisonId,
+        cpu: &str,
+    ) -> Result<(), NotComparable> {
+        ctx.cached_support(&format!("{}/{cpu}", self.info.id), || {
             // One harmless word through a worker: LLVM answers for the
             // processor without risking the parent.
-            let mut r = Err("no reply".to_owned());
+            let mut r = Err(NotComparable::Worker("no reply".to_owned()));
             self.run_payloads(ctx, cpu, &["000080bf".to_owned()], &mut |_, reply| {
                 r = match reply {
                     Reply::Ok(_) => Ok(()),
-                    Reply::NotComparable(why) => Err(why),
-                    Reply::Crashed(c) => Err(format!("LLVM crashed on s_nop 0 ({})", c.status)),
-                    Reply::TimedOut(_) => Err("LLVM hung on s_nop 0".to_owned()),
+                    Reply::NotComparable(why) => Err(NotComparable::Processor(why)),
+                    Reply::Crashed(c) => Err(NotComparable::Processor(format!(
+                        "LLVM crashed on s_nop 0 ({})",
+                        c.status
+                    ))),
+                    Reply::TimedOut(_) => {
+                        Err(NotComparable::Processor("LLVM hung on s_nop 0".to_owned()))
+                    }
                 };
             });
             r
@@ -317,7 +286,7 @@ impl Peer for LibLlvm {
     fn run(
         &self,
         ctx: &Ctx,
-        comparison: &str,
+        comparison: ComparisonId,
         cpu: &str,
         inputs: &[Input],
         each: &mut dyn FnMut(usize, PeerResult),
@@ -332,43 +301,41 @@ impl Peer for LibLlvm {
                 }
                 _ => each(
                     k,
-                    PeerResult::NotComparable("a disassembler reads instruction bytes".to_owned()),
+                    PeerResult::NotComparable(NotComparable::Reads(READS_BYTES)),
                 ),
             }
         }
-        let context = if comparison == super::smem::DISASM {
+        let context = if comparison == ComparisonId::SmemDisasm {
             format!("{cpu}{ORACLE_CONTEXT}")
         } else {
             cpu.to_owned()
         };
         self.run_payloads(ctx, &context, &payloads, &mut |j, reply| {
             let Some(&k) = index.get(j) else { return };
-            let r = match reply {
-                Reply::Ok(s) if s == AGREES => PeerResult::Same,
-                Reply::Ok(s) => match decode_pieces(&s) {
+            let r = from_reply(reply, |s| {
+                if s == AGREES {
+                    return PeerResult::Same;
+                }
+                match decode_pieces(&s) {
                     Some(pieces) => PeerResult::View(View::Disasm { pieces }),
-                    None => PeerResult::NotComparable(format!("unreadable worker reply {s:?}")),
-                },
-                Reply::NotComparable(why) => PeerResult::NotComparable(why),
-                Reply::Crashed(c) => PeerResult::Crashed(c),
-                Reply::TimedOut(h) => PeerResult::TimedOut(h),
-            };
+                    None => unreadable(&s),
+                }
+            });
             each(k, r);
         });
     }
 
-    fn reproducer(&self, _comparison: &str, inputs: &[Input]) -> String {
+    fn reproducer(&self, _comparison: ComparisonId, inputs: &[Input]) -> String {
         disasm_file(inputs)
     }
 
-    fn command(&self, _comparison: &str, _cpu: &str, _file: &str) -> Option<Vec<String>> {
+    fn command(&self, _comparison: ComparisonId, _cpu: &str, _file: &str) -> Option<Vec<String>> {
         None
     }
-
-    fn named(&self) -> Option<&Named> {
-        self.named.as_ref()
-    }
 }
+
+/// What a disassembler peer reads.
+const READS_BYTES: &str = "a disassembler reads instruction bytes";
 
 /// Instruction lines in `llvm-mc --disassemble` syntax, one per line.
 pub fn disasm_file(inputs: &[Input]) -> String {
@@ -385,9 +352,8 @@ pub fn disasm_file(inputs: &[Input]) -> String {
 /// `llvm-mc`, run once per batch: `--disassemble` for the disassembler
 /// comparisons, `-show-encoding` for the assembler one.
 pub struct LlvmMc {
-    version: u32,
+    info: PeerInfo,
     path: PathBuf,
-    id: String,
 }
 
 /// The lines that follow every instruction line in a batch: `s_nop 7` and
@@ -400,10 +366,52 @@ impl LlvmMc {
     /// it), known as `id` (`llvm-mc-19`, or a name given with `--peer`).
     pub fn new(version: u32, path: PathBuf, id: &str) -> Self {
         Self {
-            id: id.to_owned(),
-            version,
+            info: PeerInfo::llvm(
+                id.to_owned(),
+                "llvm-mc",
+                version,
+                path.display().to_string(),
+                MC_COMPARISONS,
+            ),
             path,
         }
+    }
+
+    fn version(&self) -> u32 {
+        self.info.version.unwrap_or(0)
+    }
+
+    /// Runs one batch's `text` through llvm-mc; `Err` with the batch's
+    /// outcome when it could not run, crashed or hung.
+    fn run_batch(
+        &self,
+        ctx: &Ctx,
+        cpu: &str,
+        assemble: bool,
+        text: &str,
+        n: usize,
+    ) -> Result<isolate::ToolRun, Batch> {
+        let limit = Self::limit(ctx, n);
+        let run = isolate::run_tool(self.command_for(cpu, assemble), text.as_bytes(), limit)
+            .map_err(|e| Batch::Failed(format!("cannot run {}: {e}", self.path.display())))?;
+        if run.timed_out {
+            return Err(Batch::Hung(Hang {
+                seconds: limit.as_secs_f64(),
+                stderr: isolate::tail(&run.stderr, isolate::STDERR_LINES),
+            }));
+        }
+        if let Some(c) = isolate::crash_of(&run) {
+            return Err(Batch::Crashed(c));
+        }
+        Ok(run)
+    }
+
+    /// The batch outcome when llvm-mc's output does not fit the lines.
+    fn unmatched(&self) -> Batch {
+        Batch::Failed(format!(
+            "cannot match {}'s output to its input lines",
+            self.info.id
+        ))
     }
 
     fn command_for(&self, cpu: &str, assemble: bool) -> Command {
@@ -441,33 +449,17 @@ impl LlvmMc {
             text.push_str(&bytes_line(&MARKER));
             text.push_str("]\n");
         }
-        let run = match isolate::run_tool(
-            self.command_for(cpu, false),
-            text.as_bytes(),
-            Self::limit(ctx, lines.len()),
-        ) {
+        let run = match self.run_batch(ctx, cpu, false, &text, lines.len()) {
             Ok(r) => r,
-            Err(e) => return Batch::Failed(format!("cannot run {}: {e}", self.path.display())),
+            Err(b) => return b,
         };
-        if run.timed_out {
-            return Batch::Hung(Hang {
-                seconds: Self::limit(ctx, lines.len()).as_secs_f64(),
-                stderr: isolate::tail(&run.stderr, isolate::STDERR_LINES),
-            });
-        }
-        if let Some(c) = isolate::crash_of(&run) {
-            return Batch::Crashed(c);
-        }
         match parse_disasm(&run.stdout, &run.stderr, lines) {
             Some(v) => Batch::Done(
                 v.into_iter()
-                    .map(|pieces| Ok(View::Disasm { pieces }))
+                    .map(|pieces| View::Disasm { pieces })
                     .collect(),
             ),
-            None => Batch::Failed(format!(
-                "cannot match {}'s output to its input lines",
-                self.id
-            )),
+            None => self.unmatched(),
         }
     }
 
@@ -477,33 +469,17 @@ impl LlvmMc {
             text.push_str(l);
             text.push('\n');
         }
-        let run = match isolate::run_tool(
-            self.command_for(cpu, true),
-            text.as_bytes(),
-            Self::limit(ctx, lines.len()),
-        ) {
+        let run = match self.run_batch(ctx, cpu, true, &text, lines.len()) {
             Ok(r) => r,
-            Err(e) => return Batch::Failed(format!("cannot run {}: {e}", self.path.display())),
+            Err(b) => return b,
         };
-        if run.timed_out {
-            return Batch::Hung(Hang {
-                seconds: Self::limit(ctx, lines.len()).as_secs_f64(),
-                stderr: isolate::tail(&run.stderr, isolate::STDERR_LINES),
-            });
-        }
-        if let Some(c) = isolate::crash_of(&run) {
-            return Batch::Crashed(c);
-        }
         match parse_asm(&run.stdout, &run.stderr, lines.len()) {
             Some(v) => Batch::Done(
                 v.into_iter()
-                    .map(|result| Ok(View::Encoding { result }))
+                    .map(|result| View::Encoding { result })
                     .collect(),
             ),
-            None => Batch::Failed(format!(
-                "cannot match {}'s output to its input lines",
-                self.id
-            )),
+            None => self.unmatched(),
         }
     }
 
@@ -522,21 +498,16 @@ impl LlvmMc {
         let lines: Vec<T> = items.iter().map(|(_, t)| *t).collect();
         match run(&lines) {
             Batch::Done(v) => {
-                for ((k, _), r) in items.iter().zip(v) {
-                    each(
-                        *k,
-                        match r {
-                            Ok(view) => PeerResult::View(view),
-                            Err(why) => PeerResult::NotComparable(why),
-                        },
-                    );
+                for ((k, _), view) in items.iter().zip(v) {
+                    each(*k, PeerResult::View(view));
                 }
             }
             Batch::Crashed(c) if items.len() == 1 => each(items[0].0, PeerResult::Crashed(c)),
             Batch::Hung(h) if items.len() == 1 => each(items[0].0, PeerResult::TimedOut(h)),
-            Batch::Failed(why) if items.len() == 1 => {
-                each(items[0].0, PeerResult::NotComparable(why))
-            }
+            Batch::Failed(why) if items.len() == 1 => each(
+                items[0].0,
+                PeerResult::NotComparable(NotComparable::Failed(why)),
+            ),
             Batch::Crashed(_) | Batch::Hung(_) | Batch::Failed(_) => {
                 let (a, b) = items.split_at(items.len() / 2);
                 self.bisect(a, run, each);
@@ -545,33 +516,31 @@ impl LlvmMc {
         }
     }
 
-    fn probe(&self, cpu: &str, assemble: bool) -> Result<(), String> {
+    fn probe(&self, cpu: &str, assemble: bool) -> Result<(), NotComparable> {
         let input: &[u8] = if assemble { PROBE_ASM } else { PROBE_BYTES };
         let run = isolate::run_tool(
             self.command_for(cpu, assemble),
             input,
             Duration::from_secs(60),
         )
-        .map_err(|e| format!("cannot run {}: {e}", self.path.display()))?;
-        if let Some(why) = refusal(&run.stderr, self.version, cpu) {
-            return Err(why);
-        }
-        if run.timed_out {
-            return Err(format!("{} hung on s_nop 0 for {cpu}", self.id));
-        }
-        if let Some(c) = isolate::crash_of(&run) {
-            return Err(format!(
-                "{} crashed on s_nop 0 for {cpu} ({})",
-                self.id, c.status
-            ));
-        }
-        Ok(())
+        .map_err(|e| NotComparable::Failed(format!("cannot run {}: {e}", self.path.display())))?;
+        let id = &self.info.id;
+        let why = if let Some(why) = refusal(&run.stderr, self.version(), cpu) {
+            why
+        } else if run.timed_out {
+            format!("{id} hung on s_nop 0 for {cpu}")
+        } else if let Some(c) = isolate::crash_of(&run) {
+            format!("{id} crashed on s_nop 0 for {cpu} ({})", c.status)
+        } else {
+            return Ok(());
+        };
+        Err(NotComparable::Processor(why))
     }
 }
 
 /// A batch's outcome.
 enum Batch {
-    Done(Vec<Result<View, String>>),
+    Done(Vec<View>),
     Crashed(Crash),
     Hung(Hang),
     Failed(String),
@@ -731,35 +700,60 @@ pub(super) fn refusal(stderr: &str, version: u32, cpu: &str) -> Option<String> {
     None
 }
 
+/// Whether LLVM `version`'s assembler (`mc`, an `llvm-mc` of that version)
+/// knows `cpu`, and with `disassemble`, whether its disassembler takes the
+/// processor too (llvm-objdump stops with a fatal error on GFX6-GFX7
+/// objects); cached per context. Without an assembler, every processor is
+/// tried.
+pub(super) fn knows(
+    ctx: &Ctx,
+    mc: Option<&Path>,
+    version: u32,
+    cpu: &str,
+    disassemble: bool,
+) -> Result<(), NotComparable> {
+    let Some(mc) = mc else {
+        return Ok(());
+    };
+    let probe = |disassemble: bool| {
+        let mut cmd = Command::new(mc);
+        cmd.arg(format!("-triple={}", TRIPLE))
+            .arg(format!("-mcpu={cpu}"));
+        let input = if disassemble {
+            cmd.arg("--disassemble");
+            PROBE_BYTES
+        } else {
+            PROBE_ASM
+        };
+        let run = isolate::run_tool(cmd, input, Duration::from_secs(60))
+            .map_err(|e| NotComparable::Failed(format!("cannot run {}: {e}", mc.display())))?;
+        refusal(&run.stderr, version, cpu).map_or(Ok(()), |why| Err(NotComparable::Processor(why)))
+    };
+    ctx.cached_support(&format!("objects/{}/{cpu}", mc.display()), || probe(false))?;
+    if disassemble {
+        ctx.cached_support(&format!("objects-disasm/{}/{cpu}", mc.display()), || {
+            probe(true)
+        })?;
+    }
+    Ok(())
+}
+
 impl Peer for LlvmMc {
-    fn id(&self) -> &str {
-        &self.id
-    }
-    fn family(&self) -> &str {
-        "llvm-mc"
-    }
-    fn component(&self) -> &str {
-        "llvm"
-    }
-    fn version(&self) -> Option<u32> {
-        Some(self.version)
-    }
-    fn location(&self) -> String {
-        self.path.display().to_string()
-    }
-    fn comparisons(&self) -> &[&'static str] {
-        MC_COMPARISONS
+    fn info(&self) -> &PeerInfo {
+        &self.info
     }
 
-    fn supports(&self, ctx: &Ctx, comparison: &str, cpu: &str) -> Result<(), String> {
-        if !MC_COMPARISONS.contains(&comparison) {
-            return Err(format!("{} does not take part in {comparison}", self.id));
-        }
-        let assemble = comparison == super::smem::ENCODE;
+    fn supports(
+        &self,
+        ctx: &Ctx,
+        comparison: ComparisonId,
+        cpu: &str,
+    ) -> Result<(), NotComparable> {
+        let assemble = comparison == ComparisonId::SmemEncode;
         ctx.cached_support(
             &format!(
                 "{}/{cpu}/{}",
-                self.id,
+                self.info.id,
                 if assemble { "asm" } else { "disasm" }
             ),
             || self.probe(cpu, assemble),
@@ -769,21 +763,21 @@ impl Peer for LlvmMc {
     fn run(
         &self,
         ctx: &Ctx,
-        comparison: &str,
+        comparison: ComparisonId,
         cpu: &str,
         inputs: &[Input],
         each: &mut dyn FnMut(usize, PeerResult),
     ) {
-        if comparison == super::smem::ENCODE {
+        if comparison == ComparisonId::SmemEncode {
             let mut items: Vec<(usize, &str)> = Vec::with_capacity(inputs.len());
             for (k, i) in inputs.iter().enumerate() {
                 match i {
                     Input::Asm { text } if !text.contains('\n') => items.push((k, text.as_str())),
                     _ => each(
                         k,
-                        PeerResult::NotComparable(
-                            "the assembler reads one line of text".to_owned(),
-                        ),
+                        PeerResult::NotComparable(NotComparable::Reads(
+                            "the assembler reads one line of text",
+                        )),
                     ),
                 }
             }
@@ -811,7 +805,7 @@ impl Peer for LlvmMc {
                 }
                 _ => each(
                     k,
-                    PeerResult::NotComparable("a disassembler reads instruction bytes".to_owned()),
+                    PeerResult::NotComparable(NotComparable::Reads(READS_BYTES)),
                 ),
             }
         }
@@ -824,8 +818,8 @@ impl Peer for LlvmMc {
         }
     }
 
-    fn reproducer(&self, comparison: &str, inputs: &[Input]) -> String {
-        if comparison == super::smem::ENCODE {
+    fn reproducer(&self, comparison: ComparisonId, inputs: &[Input]) -> String {
+        if comparison == ComparisonId::SmemEncode {
             let mut s = String::new();
             for i in inputs {
                 if let Input::Asm { text } = i {
@@ -838,9 +832,9 @@ impl Peer for LlvmMc {
         disasm_file(inputs)
     }
 
-    fn command(&self, comparison: &str, cpu: &str, file: &str) -> Option<Vec<String>> {
+    fn command(&self, comparison: ComparisonId, cpu: &str, file: &str) -> Option<Vec<String>> {
         let mut v = vec![self.path.display().to_string()];
-        if comparison == super::smem::ENCODE {
+        if comparison == ComparisonId::SmemEncode {
             v.push("-show-encoding".to_owned());
         } else {
             v.push("--disassemble".to_owned());

@@ -48,12 +48,12 @@
 //!    runs the tool: programs through [`isolate::run_tool`] (time limit,
 //!    crash detection), in-process libraries (comgr) through
 //!    [`isolate::Isolated`] with a worker [`isolate::Task`] registered in
-//!    [`worker_task`].
-//! 5. Register the comparison in `conform_cmd` (`--kinds`) and make the
-//!    peer from what [`crate::peers::discover`] (the one finder of tools
-//!    and libraries, named `--peer`s included) found, in [`llvm::peers`]
-//!    or [`objects::peers`]; seed reviewed known differences in
-//!    `corpus/allowlist.toml`.
+//!    [`registry::worker_task`].
+//! 5. Give the comparison a [`ComparisonId`] and build it in
+//!    [`registry::generated`] (and [`registry::given`]); make the peer
+//!    from what [`crate::peers::discover`] (the one finder of tools and
+//!    libraries, named `--peer`s included) found, in [`registry::peers`];
+//!    seed reviewed known differences in `corpus/allowlist.toml`.
 //!
 //! Everything else (units, sharding, resume, time-outs, allowlist,
 //! reduction, findings, reports) is shared.
@@ -61,16 +61,25 @@
 pub mod allowlist;
 pub mod cases;
 pub mod comgr;
+pub mod descriptors;
 pub mod engine;
 pub mod findings;
 pub mod given;
+pub mod id;
 pub mod isolate;
 pub mod llvm;
 pub mod mutants;
+pub mod objdump;
+pub mod object_cmp;
 pub mod objects;
 pub mod objects_meta;
+pub mod readobj;
+pub mod reassembly;
+pub mod rebuild;
 pub mod reduce;
+pub mod registry;
 pub mod report;
+pub mod run;
 pub mod smem;
 pub mod upstream;
 pub mod words;
@@ -80,6 +89,7 @@ use std::fmt::{self, Write as _};
 use hsaco_oracle::targets::Target;
 use serde::{Deserialize, Serialize};
 
+pub use id::ComparisonId;
 pub use isolate::{Crash, Hang};
 
 /// One thing a peer is asked about.
@@ -291,7 +301,7 @@ pub enum PeerResult {
     Same,
     /// The peer cannot be compared on this input (it does not know the
     /// processor, the input has no form it reads, ...).
-    NotComparable(String),
+    NotComparable(NotComparable),
     /// The peer crashed on the input.
     Crashed(Crash),
     /// The peer hung on the input and was killed.
@@ -330,9 +340,115 @@ pub enum Verdict {
     NotComparable(String),
 }
 
+impl Verdict {
+    /// A difference that is not informational.
+    pub fn differs(message: String, key: impl Into<String>, tags: Vec<String>) -> Self {
+        Self::Differs(Difference {
+            message,
+            key: key.into(),
+            tags,
+            informational: false,
+        })
+    }
+}
+
 /// The views of the reference peer, for comparisons between peers
 /// (`words`): index = input index.
 pub type References<'a> = Option<&'a [Option<View>]>;
+
+/// What a peer is (reports, the allowlist, `--peers`): one value each
+/// peer makes once, instead of one getter per fact.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PeerInfo {
+    /// Stable id, used by `--peers` and in reports: `libllvm-19`,
+    /// `llvm-mc-14`.
+    pub id: String,
+    /// The family `--peers` also accepts (`libllvm`, `llvm-mc`).
+    pub family: &'static str,
+    /// The code its bugs belong to (`llvm`): findings of peers with the
+    /// same component and signature are one finding.
+    pub component: &'static str,
+    /// Major version, when the tool has one.
+    pub version: Option<u32>,
+    /// Where it lives (a library or program path).
+    pub location: String,
+    /// The comparisons it takes part in.
+    pub comparisons: &'static [ComparisonId],
+    /// The `--peer NAME=PATH` that made this peer, for reproducers that
+    /// run `hsaco-conform` again (`None`: found on the machine).
+    pub named: Option<crate::peers::discover::Named>,
+}
+
+impl PeerInfo {
+    /// An LLVM program or library found on the machine (`component` is
+    /// `llvm`, no `--peer` behind it).
+    pub fn llvm(
+        id: String,
+        family: &'static str,
+        version: u32,
+        location: String,
+        comparisons: &'static [ComparisonId],
+    ) -> Self {
+        Self {
+            id,
+            family,
+            component: "llvm",
+            version: Some(version),
+            location,
+            comparisons,
+            named: None,
+        }
+    }
+
+    /// Two LLVM programs of a discovery run one after the other, known as
+    /// `A-ID+B-ID` and found at `A-PATH + B-PATH`.
+    pub fn llvm_pair(
+        a: &crate::peers::discover::Peer,
+        b: &crate::peers::discover::Peer,
+        family: &'static str,
+        version: u32,
+        comparisons: &'static [ComparisonId],
+    ) -> Self {
+        let id = format!("{}+{}", a.id, b.id);
+        let location = format!("{} + {}", a.path.display(), b.path.display());
+        Self::llvm(id, family, version, location, comparisons)
+    }
+
+    /// Whether the peer takes part in `comparison`.
+    pub fn takes_part(&self, comparison: ComparisonId) -> bool {
+        self.comparisons.contains(&comparison)
+    }
+}
+
+/// Why a peer cannot be compared on an input or a processor; it prints as
+/// the reason reports count (`not_comparable_reasons`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NotComparable {
+    /// The input is not of the kind the peer reads (the text says what it
+    /// reads: "llvm-objdump reads code objects").
+    Reads(&'static str),
+    /// The tool does not take the processor (what its probe said).
+    Processor(String),
+    /// The object holds nothing the peer's view can be made of, or the
+    /// tool's output of it is not what is read here.
+    Object(String),
+    /// The tool could not be run, or its scratch files not be written or
+    /// read.
+    Failed(String),
+    /// The worker process running an in-process peer said so.
+    Worker(String),
+}
+
+impl fmt::Display for NotComparable {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Reads(why) => f.write_str(why),
+            Self::Processor(why) | Self::Object(why) | Self::Failed(why) | Self::Worker(why) => {
+                f.write_str(why)
+            }
+        }
+    }
+}
 
 /// A peer: one external tool, at one version, that reads the inputs of
 /// some comparisons.
@@ -342,54 +458,53 @@ pub type References<'a> = Option<&'a [Option<View>]>;
 /// [`PeerResult::Crashed`] or [`PeerResult::TimedOut`] for the input that
 /// caused it, then go on with the next.
 pub trait Peer: Send + Sync {
-    /// Stable id, used by `--peers` and in reports: `libllvm-19`,
-    /// `llvm-mc-14`.
-    fn id(&self) -> &str;
-    /// The family `--peers` also accepts (`libllvm`, `llvm-mc`).
-    fn family(&self) -> &str;
-    /// The code its bugs belong to (`llvm`): findings of peers with the
-    /// same component and signature are one finding.
-    fn component(&self) -> &str;
-    /// Major version, when the tool has one.
-    fn version(&self) -> Option<u32>;
-    /// Where it lives (a library or program path).
-    fn location(&self) -> String;
-    /// The comparison ids it takes part in.
-    fn comparisons(&self) -> &[&'static str];
-    /// Whether it can be compared for `comparison` on processor `cpu`;
-    /// `Err` says why not (not comparable).
-    fn supports(&self, ctx: &Ctx, comparison: &str, cpu: &str) -> Result<(), String>;
+    /// What the peer is.
+    fn info(&self) -> &PeerInfo;
+    /// [`PeerInfo::id`].
+    fn id(&self) -> &str {
+        &self.info().id
+    }
+    /// Whether it can be compared for `comparison` (one it takes part
+    /// in: callers ask no other) on processor `cpu` (the default: every
+    /// processor, for tools that read any object).
+    fn supports(
+        &self,
+        _ctx: &Ctx,
+        _comparison: ComparisonId,
+        _cpu: &str,
+    ) -> Result<(), NotComparable> {
+        Ok(())
+    }
     /// Runs the peer on `inputs` and calls `each` once per input (in any
     /// order) with its result.
     fn run(
         &self,
         ctx: &Ctx,
-        comparison: &str,
+        comparison: ComparisonId,
         cpu: &str,
         inputs: &[Input],
         each: &mut dyn FnMut(usize, PeerResult),
     );
     /// The contents of a reproducer file holding `inputs`, as
     /// [`Peer::command`] reads it.
-    fn reproducer(&self, comparison: &str, inputs: &[Input]) -> String;
+    fn reproducer(&self, comparison: ComparisonId, inputs: &[Input]) -> String;
     /// The command line (program and arguments) that shows the peer's
     /// behaviour on a reproducer file alone, or `None` when the peer has
     /// no standalone program (then the `hsaco-conform diff` command is the
-    /// reproducer).
-    fn command(&self, comparison: &str, cpu: &str, file: &str) -> Option<Vec<String>>;
-    /// The `--peer NAME=PATH` that made this peer, for reproducers that
-    /// run `hsaco-conform` again (`None`: found on the machine).
-    fn named(&self) -> Option<&crate::peers::discover::Named> {
-        None
+    /// reproducer). The default: the reproducer is a shell script.
+    fn command(&self, _comparison: ComparisonId, _cpu: &str, file: &str) -> Option<Vec<String>> {
+        Some(vec!["sh".to_owned(), file.to_owned()])
     }
 }
 
 /// What is compared: inputs, and how a peer's view is judged.
 pub trait Comparison: Send + Sync {
-    /// Stable id (`--kinds`): `smem-disasm`, `smem-encode`, `words`.
-    fn id(&self) -> &'static str;
-    /// One line for people.
-    fn description(&self) -> &'static str;
+    /// Stable id (`--kinds`).
+    fn id(&self) -> ComparisonId;
+    /// One line for people (the default: the id's).
+    fn description(&self) -> &'static str {
+        self.id().description()
+    }
     /// Whether the comparison can run on `target` at all; `Err` says why
     /// not (all its peers count the target as not comparable).
     fn applies(&self, target: &Target) -> Result<(), String>;
@@ -442,7 +557,7 @@ pub struct Ctx {
     /// Scratch directory (breadcrumb files).
     pub scratch: std::path::PathBuf,
     workers: std::sync::Mutex<Vec<(String, isolate::Isolated)>>,
-    support: std::sync::Mutex<std::collections::HashMap<String, Result<(), String>>>,
+    support: std::sync::Mutex<std::collections::HashMap<String, Result<(), NotComparable>>>,
 }
 
 impl Ctx {
@@ -501,8 +616,8 @@ impl Ctx {
     pub fn cached_support(
         &self,
         key: &str,
-        probe: impl FnOnce() -> Result<(), String>,
-    ) -> Result<(), String> {
+        probe: impl FnOnce() -> Result<(), NotComparable>,
+    ) -> Result<(), NotComparable> {
         if let Some(r) = self
             .support
             .lock()
@@ -523,34 +638,5 @@ impl Ctx {
     pub fn shutdown(&self) {
         let pool = std::mem::take(&mut *self.workers.lock().unwrap_or_else(|e| e.into_inner()));
         drop(pool);
-    }
-}
-
-/// The worker task named `name` (the hidden `worker --task NAME --arg ARG`
-/// subcommand): `libllvm-disasm` (LLVM's disassembler in this process;
-/// ARG is `MAJOR@PATH`, the library's LLVM major version and path), `comgr`
-/// (comgr reading code objects: [`comgr::ComgrTask`]; ARG is the
-/// library's path, or empty for the one installed) and `selftest` (for
-/// the isolation tests: payloads `echo:TEXT`, `nc:REASON`, `abort`,
-/// `exit:N`, `hang`).
-pub fn worker_task(name: &str, arg: &str) -> Result<Box<dyn isolate::Task>, String> {
-    match name {
-        "libllvm-disasm" => {
-            let info = arg
-                .split_once('@')
-                .and_then(|(v, p)| {
-                    Some(crate::peers::llvm_disasm::LibInfo {
-                        version: v.parse().ok()?,
-                        path: std::path::PathBuf::from(p),
-                    })
-                })
-                .ok_or_else(|| format!("libllvm-disasm: {arg:?} is not MAJOR@PATH"))?;
-            Ok(Box::new(llvm::DisasmTask::new(info)))
-        }
-        comgr::TASK => Ok(Box::new(comgr::ComgrTask::new(
-            (!arg.is_empty()).then(|| std::path::PathBuf::from(arg)),
-        ))),
-        "selftest" => Ok(Box::new(isolate::SelfTest)),
-        _ => Err(format!("unknown worker task {name:?}")),
     }
 }

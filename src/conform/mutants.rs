@@ -23,10 +23,11 @@ use hsaco_oracle::targets::Target;
 use hsaco_oracle::Severity;
 use serde_json::Value;
 
-use super::{Comparison, Difference, Input, Peer, Verdict, View};
+use super::{Comparison, ComparisonId, Difference, Input, Peer, Verdict, View};
 
-/// Comparison id: which peers accept invalid objects without complaint.
-pub const MUTANTS: &str = "mutants";
+/// The id's text ([`ComparisonId::Mutants`]): it names mutants and seeds
+/// their streams.
+pub const MUTANTS: &str = ComparisonId::Mutants.as_str();
 
 use super::cases::PER_CHUNK;
 pub use super::cases::{mutant, mutant_name};
@@ -98,12 +99,8 @@ pub fn complaint(family: &str, value: &Value) -> Option<String> {
 }
 
 impl Comparison for MutantsCmp {
-    fn id(&self) -> &'static str {
-        MUTANTS
-    }
-
-    fn description(&self) -> &'static str {
-        "single-rule mutants: which peers read an invalid object without complaint (informational)"
+    fn id(&self) -> ComparisonId {
+        ComparisonId::Mutants
     }
 
     fn applies(&self, _target: &Target) -> Result<(), String> {
@@ -141,10 +138,10 @@ impl Comparison for MutantsCmp {
             return Err("mutants are code objects".to_owned());
         };
         let rule = rule_of(name).unwrap_or("");
-        if !reads(peer.family()).iter().any(|p| rule.starts_with(p)) {
+        let family = peer.info().family;
+        if !reads(family).iter().any(|p| rule.starts_with(p)) {
             return Err(format!(
-                "the mutant breaks a rule about what {} does not read",
-                peer.family()
+                "the mutant breaks a rule about what {family} does not read"
             ));
         }
         Ok(input.clone())
@@ -162,7 +159,7 @@ impl Comparison for MutantsCmp {
             return Verdict::NotComparable("not an object and a structured view".to_owned());
         };
         let rule = rule_of(name).unwrap_or("?");
-        if complaint(peer.family(), value).is_some() {
+        if complaint(peer.info().family, value).is_some() {
             return Verdict::Same;
         }
         Verdict::Differs(Difference {

@@ -9,20 +9,14 @@
 //! below; the two flags LLVM stores as integers printed as 0/1). Keys the
 //! model keeps only by name (`other_keys`) are not compared.
 
-use std::path::PathBuf;
-use std::process::Command;
-
 use hsaco_oracle::check::check_object;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
-use super::isolate;
-use super::objects::{object_script, run_on_object, Ran};
-use super::{Ctx, Difference, Input, Peer, PeerResult, Verdict, View};
+use super::{ComparisonId, Input, Verdict, View};
 
-/// Comparison id: metadata notes as `llvm-readobj` prints them.
-pub const METADATA: &str = "metadata";
-
-const READOBJ_COMPARISONS: &[&str] = &[METADATA, super::mutants::MUTANTS];
+/// The id's text ([`ComparisonId::Metadata`]), for code that matches
+/// comparison names.
+pub const METADATA: &str = ComparisonId::Metadata.as_str();
 
 // ------------------------------------------------------------------- YAML
 
@@ -232,12 +226,11 @@ pub fn compare(input: &Input, view: &View) -> Verdict {
         return Verdict::NotComparable("not an object and a structured view".to_owned());
     };
     if let Some(e) = value.get("tool_error").and_then(Value::as_str) {
-        return Verdict::Differs(Difference {
-            message: format!("llvm-readobj fails on a valid object: {e}"),
-            key: "metadata: llvm-readobj fails".to_owned(),
-            tags: Vec::new(),
-            informational: false,
-        });
+        return Verdict::differs(
+            format!("llvm-readobj fails on a valid object: {e}"),
+            "metadata: llvm-readobj fails",
+            Vec::new(),
+        );
     }
     let Some(yaml) = value.get("yaml") else {
         return Verdict::NotComparable("llvm-readobj printed no metadata".to_owned());
@@ -253,207 +246,18 @@ pub fn compare(input: &Input, view: &View) -> Verdict {
     let Some((key, _)) = out.first() else {
         return Verdict::Same;
     };
-    Verdict::Differs(Difference {
-        key: key.clone(),
-        message: out
-            .iter()
-            .map(|d| d.1.as_str())
-            .collect::<Vec<_>>()
-            .join("; "),
-        tags: Vec::new(),
-        informational: false,
-    })
-}
-
-// ------------------------------------------------------------------- peer
-
-/// `llvm-readobj-NN --notes`: the metadata note as YAML (comparison
-/// [`METADATA`]).
-pub struct ReadobjPeer {
-    id: String,
-    version: u32,
-    path: PathBuf,
-}
-
-impl ReadobjPeer {
-    /// The peer for one program (its absolute path: reproducers name it),
-    /// known as `id` (`llvm-readobj-19`, or a name given with `--peer`).
-    pub fn new(version: u32, path: PathBuf, id: &str) -> Self {
-        Self {
-            id: id.to_owned(),
-            version,
-            path,
-        }
-    }
-
-    /// `llvm-readobj --notes` on `bytes`: the run's outcome.
-    fn notes(&self, ctx: &Ctx, bytes: &[u8]) -> Result<Ran, PeerResult> {
-        run_on_object(ctx, bytes, |f| {
-            let mut cmd = Command::new(&self.path);
-            cmd.arg("--notes").arg(f);
-            cmd
-        })
-    }
-
-    /// For `mutants`: whether llvm-readobj complains about the object
-    /// (exit status, standard error, or a note it prints as unreadable).
-    fn judge(&self, ctx: &Ctx, bytes: &[u8]) -> PeerResult {
-        let (ok, out, err) = match self.notes(ctx, bytes) {
-            Ok(x) => x,
-            Err(p) => return p,
-        };
-        // A metadata note llvm-readobj cannot decode is printed as raw
-        // description data instead of YAML: its way of refusing it.
-        let lines: Vec<&str> = out.lines().collect();
-        let raw_metadata = lines.windows(2).any(|w| {
-            w[0].contains("NT_AMDGPU_METADATA") && w[1].trim_start().starts_with("Description data")
-        });
-        let complaint = lines
-            .iter()
-            .find(|l| l.contains("Invalid AMDGPU Metadata") || l.contains("<corrupt"))
-            .map(|l| l.trim().to_owned())
-            .or_else(|| raw_metadata.then(|| "prints the metadata note as raw bytes".to_owned()));
-        PeerResult::View(View::Json {
-            value: json!({
-                "ok": ok,
-                "stderr": isolate::tail(&err, 4).join(" "),
-                "complaint": complaint,
-            }),
-        })
-    }
-
-    fn read(&self, ctx: &Ctx, bytes: &[u8]) -> PeerResult {
-        let (ok, out, err) = match self.notes(ctx, bytes) {
-            Ok(x) => x,
-            Err(p) => return p,
-        };
-        if !ok {
-            return PeerResult::View(View::Json {
-                value: json!({ "tool_error": isolate::tail(&err, 4).join(" ") }),
-            });
-        }
-        // One YAML document per metadata note (ld.lld keeps every linked
-        // object's note), merged as comgr and the oracle merge them.
-        let mut merged: Option<Value> = None;
-        for (start, _) in out.match_indices("AMDGPU Metadata: ---") {
-            let body = out.get(start + "AMDGPU Metadata: ".len()..).unwrap_or("");
-            let body = body
-                .find("\n...")
-                .map_or(body, |e| body.get(..e).unwrap_or(body));
-            let Some(y) = parse_yaml(body) else {
-                return PeerResult::NotComparable(
-                    "llvm-readobj's YAML is outside the subset read here".to_owned(),
-                );
-            };
-            match &mut merged {
-                None => merged = Some(y),
-                Some(m) => merge_note(m, y),
-            }
-        }
-        // A note this llvm-readobj cannot verify is printed as raw bytes
-        // (as when it predates a key): with one of several notes missing,
-        // the merged view would be partial.
-        let notes = out.matches("Type: NT_AMDGPU_METADATA").count();
-        let yamls = out.matches("AMDGPU Metadata: ---").count();
-        if merged.is_some() && yamls != notes {
-            return PeerResult::NotComparable(format!(
-                "llvm-readobj prints {yamls} of {notes} metadata notes as YAML"
-            ));
-        }
-        match merged {
-            Some(y) => PeerResult::View(View::Json {
-                value: json!({ "yaml": y }),
-            }),
-            None => PeerResult::View(View::Json { value: json!({}) }),
-        }
-    }
-}
-
-/// Merges a later metadata note's YAML tree into the first's: its kernels
-/// appended, its printf list taken if the first has none (the oracle's
-/// merged model).
-fn merge_note(into: &mut Value, later: Value) {
-    let (Some(m), Value::Object(mut l)) = (into.as_object_mut(), later) else {
-        return;
-    };
-    if let Some(Value::Array(ks)) = l.remove("amdhsa.kernels") {
-        match m.get_mut("amdhsa.kernels") {
-            Some(Value::Array(a)) => a.extend(ks),
-            _ => {
-                m.insert("amdhsa.kernels".to_owned(), Value::Array(ks));
-            }
-        }
-    }
-    if let Some(p) = l.remove("amdhsa.printf") {
-        m.entry("amdhsa.printf").or_insert(p);
-    }
-}
-
-impl Peer for ReadobjPeer {
-    fn id(&self) -> &str {
-        &self.id
-    }
-    fn family(&self) -> &str {
-        "llvm-readobj"
-    }
-    fn component(&self) -> &str {
-        "llvm"
-    }
-    fn version(&self) -> Option<u32> {
-        Some(self.version)
-    }
-    fn location(&self) -> String {
-        self.path.display().to_string()
-    }
-    fn comparisons(&self) -> &[&'static str] {
-        READOBJ_COMPARISONS
-    }
-    fn supports(&self, _ctx: &Ctx, comparison: &str, _cpu: &str) -> Result<(), String> {
-        // llvm-readobj prints notes whether or not its LLVM knows the
-        // processor: no probe.
-        if !READOBJ_COMPARISONS.contains(&comparison) {
-            return Err(format!("{} does not take part in {comparison}", self.id));
-        }
-        Ok(())
-    }
-    fn run(
-        &self,
-        ctx: &Ctx,
-        comparison: &str,
-        _cpu: &str,
-        inputs: &[Input],
-        each: &mut dyn FnMut(usize, PeerResult),
-    ) {
-        for (k, i) in inputs.iter().enumerate() {
-            match i {
-                Input::File { bytes, .. } if comparison == super::mutants::MUTANTS => {
-                    each(k, self.judge(ctx, bytes))
-                }
-                Input::File { bytes, .. } => each(k, self.read(ctx, bytes)),
-                _ => each(
-                    k,
-                    PeerResult::NotComparable("llvm-readobj reads code objects".to_owned()),
-                ),
-            }
-        }
-    }
-    fn reproducer(&self, _comparison: &str, inputs: &[Input]) -> String {
-        object_script(inputs, |_, name| {
-            vec![vec![
-                self.path.display().to_string(),
-                "--notes".to_owned(),
-                name.to_owned(),
-            ]]
-        })
-    }
-    fn command(&self, _comparison: &str, _cpu: &str, file: &str) -> Option<Vec<String>> {
-        Some(vec!["sh".to_owned(), file.to_owned()])
-    }
+    let message = out
+        .iter()
+        .map(|d| d.1.as_str())
+        .collect::<Vec<_>>()
+        .join("; ");
+    Verdict::differs(message, key.clone(), Vec::new())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn readobj_yaml_subset_parses() {

@@ -109,13 +109,13 @@ pub fn json(
         "command": command,
         "options": options,
         "allowlist": allowlist.source,
-        "peers": peers.iter().map(|p| json!({
-            "id": p.id(),
-            "family": p.family(),
-            "component": p.component(),
-            "version": p.version(),
-            "location": p.location(),
-            "comparisons": p.comparisons(),
+        "peers": peers.iter().map(|p| p.info()).map(|p| json!({
+            "id": p.id,
+            "family": p.family,
+            "component": p.component,
+            "version": p.version,
+            "location": p.location,
+            "comparisons": p.comparisons,
         })).collect::<Vec<_>>(),
         "matrix": r.cells.iter().map(|((c, p), counts)| {
             cell_json(c, p, r.references.get(c) == Some(p), counts)

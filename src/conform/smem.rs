@@ -18,12 +18,7 @@ use hsaco_oracle::targets::Target;
 
 use crate::smem_diff::{self, Expectation, LlvmView, Outcome, Words};
 
-use super::{Comparison, Difference, Input, Peer, Piece, Verdict, View};
-
-/// Id of the disassembler comparison.
-pub const DISASM: &str = "smem-disasm";
-/// Id of the assembler comparison.
-pub const ENCODE: &str = "smem-encode";
+use super::{Comparison, ComparisonId, Difference, Input, Peer, Piece, Verdict, View};
 
 /// Words per chunk of `smem-disasm`.
 pub const DISASM_CHUNK: u64 = 4096;
@@ -179,11 +174,8 @@ fn stream_half(n: u64) -> u64 {
 }
 
 impl Comparison for SmemDisasm {
-    fn id(&self) -> &'static str {
-        DISASM
-    }
-    fn description(&self) -> &'static str {
-        "SMEM words: the oracle's decode against the peer's disassembly (invalid words must be rejected)"
+    fn id(&self) -> ComparisonId {
+        ComparisonId::SmemDisasm
     }
     fn applies(&self, target: &Target) -> Result<(), String> {
         family(target).map(|_| ())
@@ -245,7 +237,7 @@ impl Comparison for SmemDisasm {
         let Ok(gen) = family(target) else {
             return Verdict::NotComparable(format!("{} has no SMEM model", target.name));
         };
-        let Some(version) = peer.version() else {
+        let Some(version) = peer.info().version else {
             return Verdict::NotComparable("the peer has no LLVM version".to_owned());
         };
         let (Some(word), Input::Bytes { bytes }) = (input.first_word(), input) else {
@@ -462,11 +454,8 @@ pub fn dialect(version: u32) -> Dialect {
 }
 
 impl Comparison for SmemEncode {
-    fn id(&self) -> &'static str {
-        ENCODE
-    }
-    fn description(&self) -> &'static str {
-        "SMEM instructions: the oracle's encoding against the peer's assembler"
+    fn id(&self) -> ComparisonId {
+        ComparisonId::SmemEncode
     }
     fn applies(&self, target: &Target) -> Result<(), String> {
         family(target).map(|_| ())
@@ -488,7 +477,7 @@ impl Comparison for SmemEncode {
     }
     fn render(&self, peer: &dyn Peer, target: &Target, input: &Input) -> Result<Input, String> {
         let gen = family(target)?;
-        let version = peer.version().ok_or("the peer has no LLVM version")?;
+        let version = peer.info().version.ok_or("the peer has no LLVM version")?;
         let word = input.first_word().ok_or("not an instruction word")?;
         let d = smem::decode(gen, word);
         let i = match (d.verdict, d.instruction) {

@@ -7,10 +7,7 @@
 
 use hsaco_oracle::targets::Target;
 
-use super::{Comparison, Difference, Input, Peer, Piece, Verdict, View};
-
-/// Id of the comparison between peers.
-pub const WORDS: &str = "words";
+use super::{Comparison, ComparisonId, Difference, Input, Peer, Piece, Verdict, View};
 
 /// Lines per chunk.
 pub const CHUNK: u64 = 4096;
@@ -87,10 +84,11 @@ impl WordsCmp {
 /// The reference among peers: the first (newest) libLLVM, else the first
 /// peer taking part in `words`.
 pub fn reference_index(peers: &[&dyn Peer]) -> Option<usize> {
+    let words = |p: &&&dyn Peer| p.info().takes_part(ComparisonId::Words);
     peers
         .iter()
-        .position(|p| p.family() == "libllvm" && p.comparisons().contains(&WORDS))
-        .or_else(|| peers.iter().position(|p| p.comparisons().contains(&WORDS)))
+        .position(|p| p.info().family == "libllvm" && words(&p))
+        .or_else(|| peers.iter().position(|p| words(&p)))
 }
 
 /// A piece as compared between peers: size when known, text without
@@ -159,11 +157,8 @@ pub fn diff_pieces(reference: &[Piece], view: &[Piece]) -> Option<String> {
 }
 
 impl Comparison for WordsCmp {
-    fn id(&self) -> &'static str {
-        WORDS
-    }
-    fn description(&self) -> &'static str {
-        "instruction words of any encoding: each peer's disassembly against the reference peer's"
+    fn id(&self) -> ComparisonId {
+        ComparisonId::Words
     }
     fn applies(&self, _target: &Target) -> Result<(), String> {
         Ok(())

@@ -124,7 +124,7 @@ pub fn parse(out: &str) -> BTreeMap<String, Decoded> {
 
 // Which value the oracle gives for each directive, and which directives
 // are printed when: the same tables `conform`'s descriptor comparison uses.
-pub use hsaco_conform::conform::objects::{oracle_value, PRESENCE, PRINTED_IF_NONZERO};
+pub use hsaco_conform::conform::descriptors::{oracle_value, PRESENCE, PRINTED_IF_NONZERO};
 
 /// Compares llvm-objdump's decode `dirs` of one descriptor with the
 /// oracle's: every printed value, the values llvm-objdump leaves out
