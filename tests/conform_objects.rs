@@ -345,7 +345,7 @@ fn comgr_and_mutants_run_and_informational_findings_do_not_fail_the_run() {
 #[test]
 fn a_comgr_crash_is_a_finding_and_the_run_goes_on() {
     use hsaco_conform::conform::cases::case_of;
-    use hsaco_conform::conform::comgr::{ComgrPeer, COMGR_METADATA};
+    use hsaco_conform::conform::comgr::ComgrPeer;
     use hsaco_conform::conform::engine::{self, Plan, Settings};
     use hsaco_conform::conform::object_cmp::ObjectCmp;
     use hsaco_conform::conform::ComparisonId;
@@ -418,7 +418,7 @@ fn a_comgr_crash_is_a_finding_and_the_run_goes_on() {
         label: "test".to_owned(),
     };
     let r = engine::run(&plan, &settings).expect("runs");
-    let c = &r.cells[&(COMGR_METADATA.to_owned(), id.clone())];
+    let c = &r.cells[&(ComparisonId::ComgrMetadata.as_str().to_owned(), id.clone())];
     // The crash took one input; the worker was replaced and the other
     // three were compared.
     assert_eq!((c.compared, c.crashed), (4, 1), "{c:?}");
@@ -427,7 +427,7 @@ fn a_comgr_crash_is_a_finding_and_the_run_goes_on() {
     let f = &r.findings[0];
     assert_eq!(f.signature.kind, "crash");
     assert_eq!(f.signature.component, "comgr");
-    assert_eq!(f.comparison, COMGR_METADATA);
+    assert_eq!(f.comparison, ComparisonId::ComgrMetadata.as_str());
     assert!(!f.informational);
     let crash = f.crash.as_ref().expect("crash details");
     assert!(crash.signal.is_some(), "{crash:?}");

@@ -6,7 +6,8 @@ use std::fs;
 use std::process::Command;
 
 use hsaco_conform::conform::mutants::MutantsCmp;
-use hsaco_conform::conform::objects::ObjectCmp;
+use hsaco_conform::conform::object_cmp::ObjectCmp;
+use hsaco_conform::conform::ComparisonId;
 use hsaco_conform::conform::{Comparison, Input};
 use hsaco_oracle::targets;
 
@@ -37,9 +38,9 @@ fn inputs(cmp: &dyn Comparison, cpu: &str) -> Vec<(String, Vec<u8>)> {
 fn gen_writes_the_objects_conform_compared() {
     let mut want = Vec::new();
     for (kind, cpu) in [
-        ("descriptors", "gfx90a"),
-        ("rebuild", "gfx1100"),
-        ("metadata", "gfx803"),
+        (ComparisonId::Descriptors, "gfx90a"),
+        (ComparisonId::Rebuild, "gfx1100"),
+        (ComparisonId::Metadata, "gfx803"),
     ] {
         want.extend(inputs(&ObjectCmp::new(kind, 3, 8), cpu));
     }

@@ -10,8 +10,7 @@
 use hsaco_gen::{seed, Case, CodeObject, Config, Generator};
 use hsaco_oracle::targets::{self, Target};
 
-use super::mutants::MUTANTS;
-use super::objects::{DESCRIPTORS, REBUILD};
+use super::ComparisonId;
 use super::Input;
 
 /// Objects per unit of work.
@@ -21,8 +20,8 @@ pub(crate) const PER_CHUNK: u64 = 4;
 
 /// The seed domain ([`hsaco_gen::seed`]) of comparison `kind`'s cases on
 /// processor `cpu`: `KIND.CPU`.
-pub fn domain(kind: &str, cpu: &str) -> String {
-    format!("{kind}.{cpu}")
+pub fn domain(kind: ComparisonId, cpu: &str) -> String {
+    format!("{}.{cpu}", kind.as_str())
 }
 
 /// The index, in its domain, of case `index` of chunk `chunk`.
@@ -33,20 +32,26 @@ fn case_index(chunk: u64, index: u64) -> u64 {
 /// The file name that names a generated case: `KIND.CPU.SEED.INDEX.hsaco`
 /// (the domain, the seed and the case's index in the domain; processor
 /// names hold no dots), for case `index` of chunk `chunk`.
-pub(crate) fn case_name(kind: &str, cpu: &str, seed: u64, chunk: u64, index: u64) -> String {
+pub(crate) fn case_name(
+    kind: ComparisonId,
+    cpu: &str,
+    seed: u64,
+    chunk: u64,
+    index: u64,
+) -> String {
     let i = case_index(chunk, index);
     format!("{}.{seed}.{i}.hsaco", domain(kind, cpu))
 }
 
 /// The generator configuration of a comparison on one processor.
-pub(crate) fn config(kind: &str, target: &Target) -> Config {
+pub(crate) fn config(kind: ComparisonId, target: &Target) -> Config {
     let mut cfg = Config {
         targets: vec![target.name.to_owned()],
         ..Config::default()
     };
-    if kind == REBUILD {
+    if kind == ComparisonId::Rebuild {
         cfg.rebuildable_only = true;
-    } else if kind == DESCRIPTORS || kind == super::objects_meta::METADATA {
+    } else if matches!(kind, ComparisonId::Descriptors | ComparisonId::Metadata) {
         // Code object V2 has no kernel descriptors and no MessagePack
         // metadata note.
         cfg.code_object_versions.retain(|v| *v >= 3);
@@ -150,7 +155,7 @@ impl Edit {
 
 /// The name of a case (its generation coordinates and edits).
 pub(crate) struct CaseName<'a> {
-    kind: &'a str,
+    kind: ComparisonId,
     cpu: &'a str,
     seed: u64,
     index: u64,
@@ -161,7 +166,7 @@ pub(crate) fn parse_name(name: &str) -> Option<CaseName<'_>> {
     let stem = name.strip_suffix(".hsaco")?;
     let mut it = stem.split('.');
     let (kind, cpu, seed, index) = (
-        it.next()?,
+        it.next()?.parse::<ComparisonId>().ok()?,
         it.next()?,
         it.next()?.parse::<u64>().ok()?,
         it.next()?.parse::<u64>().ok()?,
@@ -198,7 +203,7 @@ pub fn coordinates(name: &str) -> Option<(String, u64, u64)> {
     let stem = name.strip_suffix(".hsaco")?;
     let stem = stem.split_once('@').map_or(stem, |x| x.0);
     let mut it = stem.split('.');
-    let (kind, cpu) = (it.next()?, it.next()?);
+    let (kind, cpu) = (it.next()?.parse::<ComparisonId>().ok()?, it.next()?);
     let seed = it.next()?.parse().ok()?;
     let index = it.next()?.parse().ok()?;
     Some((domain(kind, cpu), seed, index))
@@ -270,7 +275,7 @@ pub fn shrink_object(input: &Input) -> Vec<Input> {
 /// under `seed`, drawn from the stream of its name's coordinates.
 pub(crate) fn generate(
     gen: &Generator<'_>,
-    kind: &str,
+    kind: ComparisonId,
     target: &Target,
     seed: u64,
     chunk: u64,
@@ -305,7 +310,7 @@ pub fn mutant(target: &Target, seed: u64, chunk: u64, index: u64) -> Option<Case
     let mut buf = Vec::new();
     seed::with_bytes(
         seed,
-        &domain(MUTANTS, target.name),
+        &domain(ComparisonId::Mutants, target.name),
         case_index(chunk, index),
         &mut buf,
         |u| {
@@ -329,7 +334,10 @@ pub fn mutant(target: &Target, seed: u64, chunk: u64, index: u64) -> Option<Case
 /// `mutants.CPU.SEED.INDEX@RULE.hsaco`, for case `index` of chunk `chunk`.
 pub fn mutant_name(cpu: &str, seed: u64, chunk: u64, index: u64, rule: &str) -> String {
     let i = case_index(chunk, index);
-    format!("{}.{seed}.{i}@{rule}.hsaco", domain(MUTANTS, cpu))
+    format!(
+        "{}.{seed}.{i}@{rule}.hsaco",
+        domain(ComparisonId::Mutants, cpu)
+    )
 }
 
 /// The mutant `name` (`mutants.CPU.SEED.INDEX@RULE.hsaco`) stands for, made
@@ -344,7 +352,7 @@ fn mutant_of(name: &str) -> Option<Case> {
         it.next()?.parse::<u64>().ok()?,
         it.next()?.parse::<u64>().ok()?,
     );
-    if kind != MUTANTS || it.next().is_some() {
+    if kind != ComparisonId::Mutants.as_str() || it.next().is_some() {
         return None;
     }
     let c = mutant(targets::by_name(cpu)?, seed, 0, index)?;
@@ -362,9 +370,10 @@ mod tests {
     #[test]
     fn case_names_make_the_same_case_again() {
         let t = targets::by_name("gfx90a").expect("gfx90a");
-        let cfg = config(DESCRIPTORS, t);
+        let cfg = config(ComparisonId::Descriptors, t);
         // Case 2 of chunk 3 is case 14 of the domain.
-        let c = generate(&Generator::new(&cfg), DESCRIPTORS, t, 7, 3, 2).expect("a case");
+        let c =
+            generate(&Generator::new(&cfg), ComparisonId::Descriptors, t, 7, 3, 2).expect("a case");
         assert_eq!(c.id, "descriptors.gfx90a.7.14.hsaco");
         // The case's bytes are those of (seed 7, domain, index 14), read
         // the way `gen` reads its own cases.

@@ -37,10 +37,6 @@ use crate::peers::comgr::{self as binding, Comgr, ComgrError};
 use crate::peers::compare_meta::{self, Outcome, Report};
 use crate::peers::discover;
 
-/// The id's text ([`ComparisonId::ComgrMetadata`]), for code that matches
-/// comparison names.
-pub const COMGR_METADATA: &str = ComparisonId::ComgrMetadata.as_str();
-
 /// Name of the worker task that runs comgr.
 pub const TASK: &str = "comgr";
 
@@ -458,7 +454,7 @@ mod tests {
                 a.entries
                     .iter()
                     .any(|e| e.tag.as_deref() == Some(tag.as_str())
-                        && e.comparison.as_deref() == Some(COMGR_METADATA)),
+                        && e.comparison.as_deref() == Some(ComparisonId::ComgrMetadata.as_str())),
                 "no allowlist entry for {tag}"
             );
         }

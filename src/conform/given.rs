@@ -9,7 +9,7 @@
 //!
 //! Every object comparison that reads an existing object runs on them
 //! through [`GivenCmp`], judged by the same code as for generated objects
-//! ([`super::objects::ObjectCmp::compare`]). Comparisons that start from
+//! ([`super::object_cmp::ObjectCmp`]). Comparisons that start from
 //! the generator's source (`rebuild`, `mutants`) or from instruction words
 //! (`smem-disasm`, `smem-encode`) do not apply: [`Inapplicable`] lists
 //! them per processor as not applicable, so the report shows why they did

@@ -71,7 +71,6 @@ pub mod llvm;
 pub mod mutants;
 pub mod objdump;
 pub mod object_cmp;
-pub mod objects;
 pub mod objects_meta;
 pub mod readobj;
 pub mod reassembly;

@@ -25,10 +25,6 @@ use serde_json::Value;
 
 use super::{Comparison, ComparisonId, Difference, Input, Peer, Verdict, View};
 
-/// The id's text ([`ComparisonId::Mutants`]): it names mutants and seeds
-/// their streams.
-pub const MUTANTS: &str = ComparisonId::Mutants.as_str();
-
 use super::cases::PER_CHUNK;
 pub use super::cases::{mutant, mutant_name};
 

@@ -1,8 +1,45 @@
-//! The object-level comparison over generated valid cases or given
-//! objects ([`ObjectCmp`]): it makes the inputs and hands each view to the
-//! judge of its comparison ([`super::rebuild`], [`super::descriptors`],
-//! [`super::reassembly`], [`super::objects_meta`], [`super::comgr`]); see
-//! [`super::objects`] for the comparisons and case names.
+//! Object-level comparisons: whole code objects made by `hsaco_gen` (or
+//! given), read by LLVM's programs and comgr, and by the oracle.
+//! [`ObjectCmp`] makes the inputs and hands each view to the judge of its
+//! comparison; each comparison's judge and each tool have their own module.
+//!
+//! - `rebuild` ([`super::rebuild`]): the generator's assembler text, assembled by `llvm-mc`
+//!   (19, or 14 for code object V3) and linked by `ld.lld -shared`, must
+//!   give the generator's loaded image (program headers, allocated
+//!   sections) and the same oracle verdict.
+//! - `descriptors` ([`super::descriptors`], [`super::objdump`]):
+//!   `llvm-objdump -D --disassemble-symbols=K.kd` of a
+//!   generated object, directive by directive, against the oracle's decode
+//!   of each kernel descriptor (every installed LLVM version that knows
+//!   the processor).
+//!   The same comparison has a second peer per LLVM version,
+//!   `llvm-objdump-NN+llvm-mc-NN` ([`super::reassembly`]): the
+//!   `.amdhsa_kernel` blocks llvm-objdump prints, verbatim, under the
+//!   object's own `.amdgcn_target` and code object version, are assembled
+//!   by llvm-mc of the same version (one run per object) and each `K.kd`
+//!   must come back as the object's 64 bytes (the entry offset, which
+//!   llvm-objdump does not print, left out). Known LLVM round-trip limits
+//!   carry `reassembly:*` tags.
+//! - `metadata` ([`super::objects_meta`], [`super::readobj`]): `llvm-readobj --notes` against
+//!   the oracle's metadata model, key by key.
+//!
+//! - `comgr-metadata` ([`super::comgr`]): comgr's metadata tree, ISA name
+//!   and symbols against the oracle (every code object version).
+//!
+//! Inputs are generated valid cases ([`super::cases`]), a function of the
+//! seed, the comparison, the processor and the case's index only; each
+//! input is an [`Input::File`] whose name encodes all of these
+//! (`KIND.CPU.SEED.INDEX.hsaco`), so a case can be made again from its
+//! name (`gen --case NAME` writes it).
+//!
+//! Reduction works on the generator's model, not on bytes: a candidate is
+//! the case made again with one more edit ([`super::cases::Edit`]: a kernel dropped, a
+//! kernel's code reduced to `s_endpgm`, its argument list emptied, its
+//! optional metadata fields reset, the printf list emptied) and emitted
+//! again, so every candidate is a well-formed object the generator could
+//! have written. The edits are recorded in the name
+//! (`KIND.CPU.SEED.INDEX.EDITS.hsaco`, edits joined by `_`), so a
+//! reduced object too can be made again from its name.
 
 use hsaco_gen::Generator;
 use hsaco_oracle::targets::Target;
@@ -73,12 +110,12 @@ impl Comparison for ObjectCmp {
                 .cloned()
                 .collect();
         }
-        let cfg = config(self.kind.as_str(), target);
+        let cfg = config(self.kind, target);
         let gen = Generator::new(&cfg);
         let first = chunk.saturating_mul(PER_CHUNK);
         let n = self.objects.saturating_sub(first).min(PER_CHUNK);
         (0..n)
-            .filter_map(|i| generate(&gen, self.kind.as_str(), target, self.seed, chunk, i))
+            .filter_map(|i| generate(&gen, self.kind, target, self.seed, chunk, i))
             .map(|c| Input::File {
                 name: c.id.clone(),
                 bytes: c.elf,
@@ -98,13 +135,7 @@ impl Comparison for ObjectCmp {
         }
         format!(
             "generated object {} (seed {})",
-            case_name(
-                self.kind.as_str(),
-                target.name,
-                self.seed,
-                chunk,
-                index as u64
-            ),
+            case_name(self.kind, target.name, self.seed, chunk, index as u64),
             self.seed
         )
     }

@@ -12,11 +12,7 @@
 use hsaco_oracle::check::check_object;
 use serde_json::{Map, Value};
 
-use super::{ComparisonId, Input, Verdict, View};
-
-/// The id's text ([`ComparisonId::Metadata`]), for code that matches
-/// comparison names.
-pub const METADATA: &str = ComparisonId::Metadata.as_str();
+use super::{Input, Verdict, View};
 
 // ------------------------------------------------------------------- YAML
 

@@ -1239,35 +1239,18 @@ fn compare_lookups(view: &ComgrView, diffs: &mut Vec<Difference>) {
 // ---------------------------------------------------------------------
 // Code object V2: YAML metadata.
 
-/// An unsigned integer as LLVM's YAML reader takes it (`getAsUnsignedInteger`
-/// with radix detection: `0x`, `0b`, `0o`, leading `0` octal, decimal).
-fn yaml_uint(s: &str) -> Option<u64> {
-    let (digits, radix) = if let Some(h) = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
-        (h, 16)
-    } else if let Some(b) = s.strip_prefix("0b").or_else(|| s.strip_prefix("0B")) {
-        (b, 2)
-    } else if let Some(o) = s.strip_prefix("0o") {
-        (o, 8)
-    } else if s.len() > 1 && s.starts_with('0') {
-        (&s[1..], 8)
-    } else {
-        (s, 10)
-    };
-    if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
-        return None;
-    }
-    u64::from_str_radix(digits, radix).ok()
-}
-
 /// How comgr prints a YAML scalar of code object V2 metadata: LLVM's
 /// `msgpack::Document::fromYAML` gives a scalar without a tag the first
 /// type it parses as (unsigned, signed, boolean, float, else string), and
 /// comgr prints it back (booleans as `true` / `false` for YAML notes).
 pub fn yaml_scalar(text: &str) -> String {
-    if let Some(u) = yaml_uint(text) {
+    if let Some(u) = hsaco_oracle::yaml::parse_uint(text) {
         return u.to_string();
     }
-    if let Some(u) = text.strip_prefix('-').and_then(yaml_uint) {
+    if let Some(u) = text
+        .strip_prefix('-')
+        .and_then(hsaco_oracle::yaml::parse_uint)
+    {
         if let Ok(i) = i64::try_from(u) {
             return (-i).to_string();
         }
