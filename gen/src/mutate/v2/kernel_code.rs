@@ -1,6 +1,8 @@
 //! V2 mutators of `code.*` rules: `amd_kernel_code_t` fields.
 
+use super::super::kd::{reserved_bits, rsrc1_reserved_bits};
 use super::*;
+use crate::kd::field_max;
 
 fn code_version_major(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
     code_any(c, u, |u, h| {
@@ -46,9 +48,10 @@ fn code_entry_offset_alignment(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
     if len == 0 {
         return Ok(None);
     }
-    let k = int(u, 1i64, (4 * len - 1).min(255))?;
+    let align = kc::ENTRY_ALIGNMENT_BYTES as i64;
+    let k = int(u, 1i64, (4 * len - 1).min(align - 1))?;
     Ok(code(c, i, |h| {
-        h.kernel_code_entry_byte_offset = 256 + k;
+        h.kernel_code_entry_byte_offset = align + k;
         Some(())
     }))
 }
@@ -62,97 +65,94 @@ fn code_address_alignment(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
     }
     let i = any_kernel(c.co, u)?;
     let mut skew = 4 * int(u, 1u64, 63)?;
-    if skew % 64 == 0 {
+    if skew % kc::ALIGNMENT_BYTES == 0 {
         skew += 4;
     }
     Ok(image(c, |img| {
         let k = img.kernels.get_mut(i)?;
         k.skew = skew;
-        k.header.kernel_code_entry_byte_offset = 512 - skew as i64;
+        // The header's 256 bytes end past the first boundary: the code
+        // starts at the second.
+        k.header.kernel_code_entry_byte_offset = 2 * kc::ENTRY_ALIGNMENT_BYTES as i64 - skew as i64;
         Some(())
     }))
 }
 
 fn code_rsrc1_priority(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
     code_any(c, u, |u, h| {
-        h.compute_pgm_rsrc1 = with_bits(h.compute_pgm_rsrc1, 10, 2, int(u, 1u32, 3)?);
-        Ok(Some(()))
+        let v = int(u, 1u32, field_max(&l::PRIORITY))?;
+        Ok(set_code_field(h, &l::PRIORITY, v))
     })
 }
 
 fn code_rsrc1_priv(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
-    code_bit(c, u, 0, &[20])
+    code_flag(c, u, &l::PRIV)
 }
 
 fn code_rsrc1_debug_mode(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
-    code_bit(c, u, 0, &[22])
+    code_flag(c, u, &l::DEBUG_MODE)
 }
 
 fn code_rsrc1_bulky(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
-    code_bit(c, u, 0, &[24])
+    code_flag(c, u, &l::BULKY)
 }
 
 fn code_rsrc1_cdbg_user(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
-    code_bit(c, u, 0, &[25])
+    code_flag(c, u, &l::CDBG_USER)
 }
 
 fn code_rsrc1_reserved(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
-    let gen = c.t.generation;
-    let mut bits = vec![27u32, 28];
-    if gen < Generation::Gfx9 {
-        bits.push(26);
-    }
-    if gen < Generation::Gfx10 {
-        bits.extend([29, 30, 31]);
-    }
-    code_bit(c, u, 0, &bits)
+    code_bit(c, u, Word::Rsrc1, &rsrc1_reserved_bits(c.t))
 }
 
 fn code_rsrc2_trap_handler(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
-    code_bit(c, u, 1, &[6])
+    code_flag(c, u, &l::ENABLE_TRAP_HANDLER)
 }
 
 fn code_rsrc2_granulated_lds_size(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
     code_any(c, u, |u, h| {
-        h.compute_pgm_rsrc2 = with_bits(h.compute_pgm_rsrc2, 15, 9, int(u, 1u32, 511)?);
-        Ok(Some(()))
+        let v = int(u, 1u32, field_max(&l::GRANULATED_LDS_SIZE))?;
+        Ok(set_code_field(h, &l::GRANULATED_LDS_SIZE, v))
     })
 }
 
 fn code_rsrc2_reserved(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
-    code_bit(c, u, 1, &[31])
+    // Bit 31 (the V2 processors are all before GFX12).
+    code_bit(c, u, Word::Rsrc2, &reserved_bits(Word::Rsrc2, c.t))
 }
 
 fn code_properties_reserved(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
-    let bits: Vec<u32> = (11..=15).chain(23..=31).collect();
-    code_bit(c, u, 2, &bits)
+    let bits = bits_of(props::RESERVED1 | props::RESERVED2);
+    code_bit(c, u, Word::Properties, &bits)
 }
 
 fn code_properties_wavefront_size32(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
     if c.t.wave32 {
         return Ok(None);
     }
-    code_bit(c, u, 2, &[10])
+    let bit = props::ENABLE_WAVEFRONT_SIZE32.trailing_zeros();
+    code_bit(c, u, Word::Properties, &[bit])
 }
 
 fn code_private_element_size(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
     code_any(c, u, |u, h| {
         let v = pick(u, &[0u32, 2, 3])?;
-        h.code_properties = with_bits(h.code_properties, 17, 2, v);
+        h.code_properties = h.code_properties & !props::PRIVATE_ELEMENT_SIZE
+            | v << props::PRIVATE_ELEMENT_SIZE_SHIFT;
         Ok(Some(()))
     })
 }
 
 fn code_is_ptr64(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
     code_any(c, u, |_, h| {
-        h.code_properties &= !(1 << 19);
+        h.code_properties &= !props::IS_PTR64;
         Ok(Some(()))
     })
 }
 
 fn code_xnack(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
     code_any(c, u, |_, h| {
-        h.code_properties ^= 1 << 22;
+        h.code_properties ^= props::IS_XNACK_ENABLED;
         Ok(Some(()))
     })
 }
@@ -261,7 +261,7 @@ fn code_runtime_loader_kernel_symbol(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R
 
 fn code_reserved_bytes(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
     code_any(c, u, |u, h| {
-        let at = int(u, 0usize, 11)?;
+        let at = int(u, 0usize, h.reserved3.len() - 1)?;
         h.reserved3[at] = int(u, 1u8, 255)?;
         Ok(Some(()))
     })

@@ -26,14 +26,15 @@ use crate::object::{CodeObject, Kernel};
 use crate::v2::{self as model, Yaml};
 use arbitrary::Unstructured;
 use hsaco_oracle as oracle;
-use hsaco_oracle::kernel_code::KernelCode;
+use hsaco_oracle::kernel_code::{self as kc, props, KernelCode};
+use hsaco_oracle::layout::{self as l, BitField, Word};
 use hsaco_oracle::metadata::ValueKind;
 use hsaco_oracle::notes::{
     NT_AMD_HSA_CODE_OBJECT_VERSION, NT_AMD_HSA_HSAIL, NT_AMD_HSA_ISA_NAME, NT_AMD_HSA_ISA_VERSION,
     NT_AMD_HSA_METADATA, NT_AMD_PAL_METADATA,
 };
 use hsaco_oracle::rules::Rule;
-use hsaco_oracle::targets::{self, CodeObjectVersion, Generation};
+use hsaco_oracle::targets::{self, CodeObjectVersion};
 
 /// True if `rule` is one of this module's (V2-only) rules: V2 cases take
 /// only these mutators, and these mutators only V2 cases.
@@ -157,21 +158,44 @@ fn code_any(
     }))
 }
 
-/// Sets one of `bits` (drawn) in rsrc1 (`field` 0), rsrc2 (1) or
-/// code_properties (2) of a drawn kernel.
-fn code_bit(c: &Ctx<'_>, u: &mut Unstructured<'_>, field: u8, bits: &[u32]) -> R {
+/// The `amd_kernel_code_t` word that holds the descriptor's word `w`:
+/// compute_pgm_rsrc1 and 2 are the same registers (the layout's fields
+/// describe both), code_properties the V2 ancestor of
+/// kernel_code_properties (bits 0-10 alike).
+fn code_word(h: &mut KernelCode, w: Word) -> Option<&mut u32> {
+    match w {
+        Word::Rsrc1 => Some(&mut h.compute_pgm_rsrc1),
+        Word::Rsrc2 => Some(&mut h.compute_pgm_rsrc2),
+        Word::Properties => Some(&mut h.code_properties),
+        Word::Rsrc3 | Word::KernargPreload => None,
+    }
+}
+
+/// `h` with field `f` (of compute_pgm_rsrc1 or 2) set to `v`.
+fn set_code_field(h: &mut KernelCode, f: &BitField, v: u32) -> Option<()> {
+    let w = code_word(h, f.word)?;
+    *w = f.set(*w, v);
+    Some(())
+}
+
+/// Sets one of `bits` (drawn) of word `w` (see [`code_word`]) of a drawn
+/// kernel.
+fn code_bit(c: &Ctx<'_>, u: &mut Unstructured<'_>, w: Word, bits: &[u32]) -> R {
     if bits.is_empty() {
         return Ok(None);
     }
     let b = pick(u, bits)?;
-    code_any(c, u, |_, h| {
-        match field {
-            0 => h.compute_pgm_rsrc1 |= 1 << b,
-            1 => h.compute_pgm_rsrc2 |= 1 << b,
-            _ => h.code_properties |= 1 << b,
-        }
-        Ok(Some(()))
-    })
+    code_any(c, u, |_, h| Ok(code_word(h, w).map(|word| *word |= 1 << b)))
+}
+
+/// Sets the one-bit field `f` of a drawn kernel.
+fn code_flag(c: &Ctx<'_>, u: &mut Unstructured<'_>, f: &BitField) -> R {
+    code_any(c, u, |_, h| Ok(set_code_field(h, f, 1)))
+}
+
+/// The set bits of `mask`, lowest first.
+fn bits_of(mask: u32) -> Vec<u32> {
+    (0..32).filter(|b| mask >> b & 1 != 0).collect()
 }
 
 /// An ISA version no V2 object for `c`'s target carries.
@@ -181,12 +205,6 @@ fn other_isa(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> arbitrary::Result<[u32; 3
     let slot = int(u, 0usize, 2)?;
     v[slot] = int_except(u, 0, 12, &[u64::from(own[slot])])? as u32;
     Ok(v)
-}
-
-/// The value of bits `at..at + n` replaced by `v`.
-fn with_bits(word: u32, at: u32, n: u32, v: u32) -> u32 {
-    let mask = ((1u64 << n) - 1) as u32;
-    word & !(mask << at) | (v & mask) << at
 }
 
 mod code_metadata;

@@ -2,6 +2,8 @@
 //! enables.
 
 use super::*;
+use crate::kd::field_max;
+use crate::sgpr::{supported_user_mask, MAX_USER_SGPRS};
 
 /// Sets the code_properties bits `grid` (bits 7-9) and `user` (0-6) of a
 /// drawn kernel's amd_kernel_code_t, USER_SGPR_COUNT to `declared` (or
@@ -20,20 +22,21 @@ fn with_grid(
     let t = c.t;
     let i = any_kernel(c.co, u)?;
     let mut h = header(c, i);
-    h.code_properties |= user | grid << 7;
+    h.code_properties |= user | grid << props::ENABLE_SGPR_GRID_WORKGROUP_COUNT_X.trailing_zeros();
     let implied = hsaco_oracle::sgpr::v2::implied_user_sgpr_count(&h);
     if !ok(u32::from(implied)) {
         return Ok(None);
     }
-    let declared = u32::from(implied.min(16));
-    h.compute_pgm_rsrc2 = with_bits(h.compute_pgm_rsrc2, 1, 5, declared);
+    let declared = u32::from(implied.min(MAX_USER_SGPRS));
+    h.compute_pgm_rsrc2 = l::USER_SGPR_COUNT.set(h.compute_pgm_rsrc2, declared);
     let total = u32::from(hsaco_oracle::sgpr::v2::initial_state(&h, t).total_sgprs());
     while h.allocated_sgprs(t).is_some_and(|a| a < total) {
+        let sgprs = &l::GRANULATED_WAVEFRONT_SGPR_COUNT;
         let g = h.granulated_wavefront_sgpr_count();
-        if g >= 15 {
+        if g >= field_max(sgprs) {
             return Ok(None);
         }
-        h.compute_pgm_rsrc1 = with_bits(h.compute_pgm_rsrc1, 6, 4, g + 1);
+        h.compute_pgm_rsrc1 = sgprs.set(h.compute_pgm_rsrc1, g + 1);
     }
     Ok(code(c, i, |k| {
         *k = h;
@@ -51,11 +54,7 @@ fn sgpr_grid_unsupported(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
 fn sgpr_grid_not_initialized(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
     // Every user SGPR enable the processor has, then the three counts:
     // the last of them past SGPR15.
-    let mask = if c.t.generation <= Generation::Gfx6 {
-        0x5f
-    } else {
-        0x7f
-    };
+    let mask = u32::from(supported_user_mask(c.t));
     with_grid(c, u, mask, 7, |implied| implied > 16)
 }
 

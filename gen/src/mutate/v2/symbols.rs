@@ -37,10 +37,11 @@ fn symbol_entry(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
     let start = offs[i].0 as i64;
     let after = u.arbitrary::<bool>()?;
     let steps = int(u, 0i64, 64)?;
+    let align = kc::ENTRY_ALIGNMENT_BYTES as i64;
     let entry = if after {
-        ((end as i64 - start).max(0) + 255) / 256 * 256 + 256 * steps
+        ((end as i64 - start).max(0) + align - 1) / align * align + align * steps
     } else {
-        -start - 256 * (steps + 1)
+        -start - align * (steps + 1)
     };
     Ok(code(c, i, |h| {
         h.kernel_code_entry_byte_offset = entry;
