@@ -23,6 +23,7 @@ use crate::sgpr::Enables;
 use crate::target::TargetChoice;
 use arbitrary::Unstructured;
 use hsaco_oracle::kd::KernelDescriptor;
+use hsaco_oracle::layout::{self as l, BitField};
 use hsaco_oracle::targets::{CodeObjectVersion, Generation, Target};
 use serde::Serialize;
 
@@ -97,16 +98,30 @@ pub struct DescriptorSpec {
     pub exceptions: u8,
 }
 
-/// The exception directives in rsrc2 bit order (bit 24 first).
-pub const EXCEPTION_DIRECTIVES: [&str; 7] = [
-    ".amdhsa_exception_fp_ieee_invalid_op",
-    ".amdhsa_exception_fp_denorm_src",
-    ".amdhsa_exception_fp_ieee_div_zero",
-    ".amdhsa_exception_fp_ieee_overflow",
-    ".amdhsa_exception_fp_ieee_underflow",
-    ".amdhsa_exception_fp_ieee_inexact",
-    ".amdhsa_exception_int_div_zero",
+/// The descriptor fields [`DescriptorSpec`] models that no directive sets,
+/// in the order the assembler text's comment names them (lower-case).
+pub static WITHOUT_DIRECTIVES: [&BitField; 6] = [
+    &l::TRAP_ON_START,
+    &l::TRAP_ON_END,
+    &l::GLG_EN,
+    &l::IMAGE_OP,
+    &l::DISABLE_PERF,
+    &l::WGP_TAKEOVER,
 ];
+
+/// The most SHARED_VGPR_COUNT LLVM accepts beside GRANULATED_WORKITEM_VGPR_COUNT
+/// `granulated`: 2 * SHARED_VGPR_COUNT + GRANULATED_WORKITEM_VGPR_COUNT
+/// is at most the latter's largest value (63), and SHARED_VGPR_COUNT at
+/// most its own.
+pub fn shared_vgpr_room(granulated: u32) -> u32 {
+    let vgpr_max = field_max(&l::GRANULATED_WORKITEM_VGPR_COUNT);
+    ((vgpr_max - granulated.min(vgpr_max)) / 2).min(field_max(&l::SHARED_VGPR_COUNT))
+}
+
+/// The largest value field `f` holds.
+pub fn field_max(f: &BitField) -> u32 {
+    f.mask() >> f.shift
+}
 
 /// True if `.amdhsa_reserve_flat_scratch` exists on `t` (GFX7 and later
 /// without architected flat scratch; llvm-mc-19 rejects it elsewhere).
@@ -264,7 +279,6 @@ impl DescriptorSpec {
     /// The 64 bytes as `llvm-mc` writes them, with the given
     /// kernel_code_entry_byte_offset.
     pub fn encode(&self, tc: &TargetChoice, entry_offset: i64) -> KernelDescriptor {
-        use hsaco_oracle::layout::{self as l, BitField};
         let t = tc.target();
         // Each field where the oracle's layout table puts it, and only on
         // the targets that define it.
@@ -526,16 +540,19 @@ pub fn arbitrary_descriptor(
     let wave32 = enables.is_wave32(t);
     if cfg.rsrc3_fields {
         if matches!(gen, Generation::Gfx10 | Generation::Gfx11) && !wave32 {
-            // LLVM: 2 * SHARED_VGPR_COUNT + GRANULATED_WORKITEM_VGPR_COUNT <= 63.
-            let room = (63 - d.granulated_vgpr_count(t).min(63)) / 2;
-            let max = room.min(15) as u8;
+            let max = shared_vgpr_room(d.granulated_vgpr_count(t)) as u8;
             let v3_ok = tc.cov != CodeObjectVersion::V3 || !cfg.rebuildable_only;
             if v3_ok && u.ratio(1u8, 3)? {
                 d.shared_vgpr_count = u.int_in_range(0..=max)?;
             }
         }
         if gen >= Generation::Gfx11 && !cfg.rebuildable_only && u.ratio(1u8, 3)? {
-            let max = if gen == Generation::Gfx11 { 0x3f } else { 0xff };
+            let f = if gen == Generation::Gfx11 {
+                &l::INST_PREF_SIZE_GFX11
+            } else {
+                &l::INST_PREF_SIZE_GFX12
+            };
+            let max = field_max(f) as u8;
             d.inst_pref_size = u.int_in_range(0..=max)?;
         }
     }

@@ -179,6 +179,7 @@ impl Mutator {
 pub fn mutators() -> &'static [Mutator] {
     static ALL: std::sync::OnceLock<Vec<Mutator>> = std::sync::OnceLock::new();
     ALL.get_or_init(|| {
+        let [v2_notes, v2_metadata, v2_symbols, v2_code, v2_code_metadata, v2_sgpr] = v2::AREAS;
         [
             elf::MUTATORS,
             notes::MUTATORS,
@@ -186,7 +187,12 @@ pub fn mutators() -> &'static [Mutator] {
             symbols::MUTATORS,
             kd::MUTATORS,
             sgpr::MUTATORS,
-            v2::MUTATORS,
+            v2_notes,
+            v2_metadata,
+            v2_symbols,
+            v2_code,
+            v2_code_metadata,
+            v2_sgpr,
             smem::MUTATORS,
         ]
         .concat()

@@ -16,8 +16,10 @@
 //! gfx1100 kernel with the kernarg pointer and three work-group IDs).
 
 use crate::config::Config;
+use crate::kd::field_max;
 use crate::target::Family;
 use arbitrary::Unstructured;
+use hsaco_oracle::layout as l;
 use hsaco_oracle::sgpr::{InitialState, SgprSlot, VgprSlot};
 use hsaco_oracle::targets::{Generation, Target, WorkItemIdLayout};
 use serde::Serialize;
@@ -63,14 +65,17 @@ pub struct Enables {
 /// scratch, no flat scratch init on GFX6 (the oracle's
 /// `sgpr.*.unsupported` rules; LLVM's assembler rejects the directives).
 pub fn supported_user_mask(target: &Target) -> u8 {
-    let mut m = 0x7f;
+    let buffer = l::ENABLE_SGPR_PRIVATE_SEGMENT_BUFFER.mask();
+    let flat_scratch_init = l::ENABLE_SGPR_FLAT_SCRATCH_INIT.mask();
+    let mut m = l::USER_SGPR_ENABLES.iter().fold(0, |m, f| m | f.mask());
     if target.architected_flat_scratch {
-        m &= !(1 | 1 << 5);
+        m &= !(buffer | flat_scratch_init);
     }
     if target.generation <= Generation::Gfx6 {
-        m &= !(1 << 5);
+        m &= !flat_scratch_init;
     }
-    m
+    // The enables are kernel_code_properties bits 0-6.
+    m as u8
 }
 
 impl Enables {
@@ -142,7 +147,6 @@ impl Enables {
 
     /// kernel_code_properties bits the enables set (user SGPRs and wave32).
     pub fn properties(&self, target: &Target) -> u16 {
-        use hsaco_oracle::layout as l;
         let mut p = 0;
         for (k, f) in l::USER_SGPR_ENABLES.iter().enumerate() {
             p = f.set(p, u32::from(self.user >> k & 1));
@@ -153,7 +157,6 @@ impl Enables {
 
     /// compute_pgm_rsrc2 bits the enables set, USER_SGPR_COUNT included.
     pub fn rsrc2(&self, target: &Target) -> u32 {
-        use hsaco_oracle::layout as l;
         let mut r = l::ENABLE_PRIVATE_SEGMENT.set(0, u32::from(self.private_segment));
         r = l::USER_SGPR_COUNT.set(r, u32::from(self.user_sgpr_count(target)));
         for (k, f) in l::WORKGROUP_IDS.iter().enumerate() {
@@ -165,7 +168,9 @@ impl Enables {
 
     /// The kernarg_preload field.
     pub fn kernarg_preload(&self) -> u16 {
-        u16::from(self.preload_length & 0x7f) | (self.preload_offset & 0x1ff) << 7
+        let p = l::KERNARG_PRELOAD_SPEC_LENGTH.set(0, self.preload_length.into());
+        let p = l::KERNARG_PRELOAD_SPEC_OFFSET.set(p, self.preload_offset.into());
+        p as u16
     }
 
     /// The initial register state, computed from the documents
@@ -305,9 +310,11 @@ pub fn arbitrary_enables(
         && u.arbitrary::<bool>()?
     {
         let room = MAX_USER_SGPRS - e.enabled_user_sgprs();
-        let max_len = u32::from(room).min(dwords).min(0x7f);
+        let max_len = u32::from(room)
+            .min(dwords)
+            .min(field_max(&l::KERNARG_PRELOAD_SPEC_LENGTH));
         let len = u.int_in_range(1..=max_len)?;
-        let max_off = (dwords - len).min(0x1ff);
+        let max_off = (dwords - len).min(field_max(&l::KERNARG_PRELOAD_SPEC_OFFSET));
         // LLVM preloads from the first argument; other offsets are valid
         // descriptors too.
         let off = if u.ratio(1u8, 4)? {

@@ -14,6 +14,9 @@ use hsaco_oracle::targets::{by_name, Target};
 use proptest::prelude::*;
 use std::collections::HashSet;
 
+mod common;
+use common::seed_bytes;
+
 /// The family representatives the issue names.
 const FAMILIES: [&str; 7] = [
     "gfx803", "gfx900", "gfx90a", "gfx1010", "gfx1030", "gfx1100", "gfx1200",
@@ -21,21 +24,6 @@ const FAMILIES: [&str; 7] = [
 
 fn target(name: &str) -> &'static Target {
     by_name(name).unwrap_or_else(|| panic!("{name}"))
-}
-
-/// The byte stream of a seed (splitmix64), as in the generator's tests.
-fn seed_bytes(seed: u64, len: usize) -> Vec<u8> {
-    let mut x = seed;
-    let mut out = Vec::with_capacity(len + 8);
-    while out.len() < len {
-        x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = x;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        out.extend_from_slice(&(z ^ (z >> 31)).to_le_bytes());
-    }
-    out.truncate(len);
-    out
 }
 
 fn stream(cfg: &Config, t: &Target, bytes: &[u8]) -> Stream {

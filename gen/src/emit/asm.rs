@@ -9,12 +9,14 @@
 //! takes the version on the command line and lacks the newer directives,
 //! so those are written only when they carry a non-default value.
 
-use crate::kd::{self, DescriptorSpec, EXCEPTION_DIRECTIVES};
+use crate::kd::{self, DescriptorSpec};
 use crate::metadata::Doc;
 use crate::object::{s_endpgm, CodeObject, Kernel};
 use crate::target::TargetChoice;
-use hsaco_oracle::targets::{CodeObjectVersion, Generation};
-use std::fmt::Write as _;
+use hsaco_oracle::kd::KernelDescriptor;
+use hsaco_oracle::layout::{self as l, BitField};
+use hsaco_oracle::targets::{CodeObjectVersion, Generation, Target};
+use std::fmt::{Display, Write as _};
 
 /// Arguments for `llvm-mc` that assemble the text of `co` into an object
 /// file (append the input and `-o OUTPUT`): triple, processor, features,
@@ -94,144 +96,145 @@ fn kernel(s: &mut String, tc: &TargetChoice, k: &Kernel, index: usize) {
 /// them, each only on processors whose assembler accepts it (checked with
 /// llvm-mc-19: e.g. `.amdhsa_reserve_flat_scratch` "directive requires
 /// gfx7+" and "is not supported with architected flat scratch").
+///
+/// A directive that sets a bit field takes its name from the field's row
+/// in the oracle's layout table ([`layout::FIELDS`]), its value from the
+/// field's bits in the descriptor [`DescriptorSpec::encode`] builds, and is
+/// written only on targets that define the field; the conditions below
+/// are the assembler's on top of that. The directives whose value is no
+/// bit field (segment sizes, register counts the assembler granulates,
+/// reserves) are written from the spec.
 fn directives(s: &mut String, tc: &TargetChoice, d: &DescriptorSpec) {
     let t = tc.target();
-    let gen = t.generation;
     let v3 = tc.cov == CodeObjectVersion::V3;
     let afs = t.architected_flat_scratch;
-    let e = &d.enables;
-    let mut dir = |name: &str, v: u64| {
-        let _ = writeln!(s, "\t\t{name} {v}");
+    let mut w = Block {
+        s,
+        t,
+        kd: d.encode(tc, 0),
     };
-    let b = u64::from;
-    dir(
-        ".amdhsa_group_segment_fixed_size",
-        d.group_segment_fixed_size.into(),
-    );
-    dir(
-        ".amdhsa_private_segment_fixed_size",
-        d.private_segment_fixed_size.into(),
-    );
-    dir(".amdhsa_kernarg_size", d.kernarg_size.into());
-    dir(".amdhsa_user_sgpr_count", e.user_sgpr_count(t).into());
+    w.line("group_segment_fixed_size", d.group_segment_fixed_size);
+    w.line("private_segment_fixed_size", d.private_segment_fixed_size);
+    w.line("kernarg_size", d.kernarg_size);
+    w.field(&l::USER_SGPR_COUNT);
+    let [buffer, dispatch_ptr, queue_ptr, kernarg_ptr, dispatch_id, flat_scratch_init, private_size] =
+        l::USER_SGPR_ENABLES;
+    // Architected flat scratch has neither SGPRs, and no directive for them.
     if !afs {
-        dir(".amdhsa_user_sgpr_private_segment_buffer", b(e.user_bit(0)));
+        w.field(buffer);
     }
-    dir(".amdhsa_user_sgpr_dispatch_ptr", b(e.user_bit(1)));
-    dir(".amdhsa_user_sgpr_queue_ptr", b(e.user_bit(2)));
-    dir(".amdhsa_user_sgpr_kernarg_segment_ptr", b(e.user_bit(3)));
-    dir(".amdhsa_user_sgpr_dispatch_id", b(e.user_bit(4)));
+    for f in [dispatch_ptr, queue_ptr, kernarg_ptr, dispatch_id] {
+        w.field(f);
+    }
     if !afs {
-        dir(".amdhsa_user_sgpr_flat_scratch_init", b(e.user_bit(5)));
+        w.field(flat_scratch_init);
     }
-    if t.kernarg_preload && (!v3 || e.preload_length != 0) {
-        dir(
-            ".amdhsa_user_sgpr_kernarg_preload_length",
-            e.preload_length.into(),
-        );
-        dir(
-            ".amdhsa_user_sgpr_kernarg_preload_offset",
-            e.preload_offset.into(),
-        );
+    // LLVM 14 (V3 text) lacks the newer directives: written there only
+    // when they carry a value.
+    if !v3 || d.enables.preload_length != 0 {
+        w.field(&l::KERNARG_PRELOAD_SPEC_LENGTH);
+        w.field(&l::KERNARG_PRELOAD_SPEC_OFFSET);
     }
-    dir(".amdhsa_user_sgpr_private_segment_size", b(e.user_bit(6)));
-    if gen >= Generation::Gfx10 {
-        dir(".amdhsa_wavefront_size32", b(e.is_wave32(t)));
+    w.field(private_size);
+    // The bit exists on every target (a rule forbids it before GFX10), the
+    // directive only from GFX10.
+    if t.generation >= Generation::Gfx10 {
+        w.field(&l::ENABLE_WAVEFRONT_SIZE32);
     }
     if !v3 || d.uses_dynamic_stack {
-        dir(".amdhsa_uses_dynamic_stack", b(d.uses_dynamic_stack));
+        w.field(&l::USES_DYNAMIC_STACK);
     }
     if afs {
-        dir(".amdhsa_enable_private_segment", b(e.private_segment));
+        // The same bit, under the name LLVM gives it with architected
+        // flat scratch (there is no wave offset SGPR).
+        let v = w.kd.field(&l::ENABLE_PRIVATE_SEGMENT);
+        w.line("enable_private_segment", v);
     } else {
-        dir(
-            ".amdhsa_system_sgpr_private_segment_wavefront_offset",
-            b(e.private_segment),
-        );
+        w.field(&l::ENABLE_PRIVATE_SEGMENT);
     }
-    dir(
-        ".amdhsa_system_sgpr_workgroup_id_x",
-        b(e.workgroup_ids & 1 != 0),
-    );
-    dir(
-        ".amdhsa_system_sgpr_workgroup_id_y",
-        b(e.workgroup_ids & 2 != 0),
-    );
-    dir(
-        ".amdhsa_system_sgpr_workgroup_id_z",
-        b(e.workgroup_ids & 4 != 0),
-    );
-    dir(".amdhsa_system_sgpr_workgroup_info", b(e.workgroup_info));
-    dir(".amdhsa_system_vgpr_workitem_id", e.workitem_id.into());
-    dir(".amdhsa_next_free_vgpr", d.next_free_vgpr.into());
-    dir(".amdhsa_next_free_sgpr", d.next_free_sgpr.into());
-    if t.accum_offset {
-        dir(".amdhsa_accum_offset", d.accum_offset.into());
+    for f in l::WORKGROUP_IDS {
+        w.field(f);
     }
-    dir(".amdhsa_reserve_vcc", b(d.reserve_vcc));
+    w.field(&l::ENABLE_SGPR_WORKGROUP_INFO);
+    w.field(&l::ENABLE_VGPR_WORKITEM_ID);
+    // The directives of the granulated fields take the register counts
+    // the assembler granulates, not the fields' values.
+    w.named(&l::GRANULATED_WORKITEM_VGPR_COUNT, d.next_free_vgpr);
+    w.named(&l::GRANULATED_WAVEFRONT_SGPR_COUNT, d.next_free_sgpr);
+    w.named(&l::ACCUM_OFFSET, d.accum_offset);
+    w.line("reserve_vcc", u8::from(d.reserve_vcc));
     if kd::has_reserve_flat_scratch(t) {
-        dir(".amdhsa_reserve_flat_scratch", b(d.reserve_flat_scratch));
+        w.line("reserve_flat_scratch", u8::from(d.reserve_flat_scratch));
     }
-    dir(".amdhsa_float_round_mode_32", d.float_round_mode_32.into());
-    dir(
-        ".amdhsa_float_round_mode_16_64",
-        d.float_round_mode_16_64.into(),
-    );
-    dir(
-        ".amdhsa_float_denorm_mode_32",
-        d.float_denorm_mode_32.into(),
-    );
-    dir(
-        ".amdhsa_float_denorm_mode_16_64",
-        d.float_denorm_mode_16_64.into(),
-    );
-    if gen <= Generation::Gfx11 {
-        dir(".amdhsa_dx10_clamp", b(d.dx10_clamp));
-        dir(".amdhsa_ieee_mode", b(d.ieee_mode));
+    for f in [
+        &l::FLOAT_ROUND_MODE_32,
+        &l::FLOAT_ROUND_MODE_16_64,
+        &l::FLOAT_DENORM_MODE_32,
+        &l::FLOAT_DENORM_MODE_16_64,
+        &l::ENABLE_DX10_CLAMP,
+        &l::ENABLE_IEEE_MODE,
+        &l::FP16_OVFL,
+        &l::TG_SPLIT,
+        &l::WGP_MODE,
+        &l::MEM_ORDERED,
+        &l::FWD_PROGRESS,
+    ] {
+        w.field(f);
     }
-    if gen >= Generation::Gfx9 {
-        dir(".amdhsa_fp16_overflow", b(d.fp16_overflow));
+    // A wave32 kernel shares no VGPRs (a rule of its own).
+    let shared = w.kd.field(&l::SHARED_VGPR_COUNT);
+    if !d.enables.is_wave32(t) && (!v3 || shared != 0) {
+        w.field(&l::SHARED_VGPR_COUNT);
     }
-    if t.accum_offset {
-        dir(".amdhsa_tg_split", b(d.tg_split));
+    // LLVM 19 lacks the directive: written only when it carries a value.
+    for f in [&l::INST_PREF_SIZE_GFX11, &l::INST_PREF_SIZE_GFX12] {
+        if w.kd.field(f) != 0 {
+            w.field(f);
+        }
     }
-    if gen >= Generation::Gfx10 {
-        dir(
-            ".amdhsa_workgroup_processor_mode",
-            b(d.workgroup_processor_mode),
-        );
-        dir(".amdhsa_memory_ordered", b(d.memory_ordered));
-        dir(".amdhsa_forward_progress", b(d.forward_progress));
-    }
-    if matches!(gen, Generation::Gfx10 | Generation::Gfx11)
-        && !e.is_wave32(t)
-        && (!v3 || d.shared_vgpr_count != 0)
-    {
-        dir(".amdhsa_shared_vgpr_count", d.shared_vgpr_count.into());
-    }
-    if gen >= Generation::Gfx11 && d.inst_pref_size != 0 {
-        dir(".amdhsa_inst_pref_size", d.inst_pref_size.into());
-    }
-    if gen >= Generation::Gfx12 {
-        dir(
-            ".amdhsa_round_robin_scheduling",
-            b(d.round_robin_scheduling),
-        );
-    }
-    for (i, name) in EXCEPTION_DIRECTIVES.iter().enumerate() {
-        dir(name, b(d.exceptions >> i & 1 != 0));
+    w.field(&l::ENABLE_WG_RR_EN);
+    for f in l::EXCEPTIONS {
+        w.field(f);
     }
     if d.uses_fields_without_directives() {
-        let _ = writeln!(
-            s,
-            "\t\t; no directive sets: trap_on_start {} trap_on_end {} glg_en {} image_op {} disable_perf {} wgp_takeover {}",
-            b(d.trap_on_start),
-            b(d.trap_on_end),
-            b(d.glg_en),
-            b(d.image_op),
-            b(d.disable_perf),
-            b(d.wgp_takeover)
-        );
+        w.s.push_str("\t\t; no directive sets:");
+        for f in kd::WITHOUT_DIRECTIVES {
+            // 0 where the target does not define the field: its bits are
+            // another field's there (DISABLE_PERF is IEEE_MODE before GFX12).
+            let v = if (f.defined)(t) { w.kd.field(f) } else { 0 };
+            let _ = write!(w.s, " {} {v}", f.name.to_ascii_lowercase());
+        }
+        w.s.push('\n');
+    }
+}
+
+/// Writes the lines of one `.amdhsa_kernel` block.
+struct Block<'a> {
+    s: &'a mut String,
+    t: &'static Target,
+    /// The descriptor the block describes, as the assembler encodes it.
+    kd: KernelDescriptor,
+}
+
+impl Block<'_> {
+    /// `.amdhsa_NAME VALUE`.
+    fn line(&mut self, name: &str, v: impl Display) {
+        let _ = writeln!(self.s, "\t\t.amdhsa_{name} {v}");
+    }
+
+    /// The directive of field `f` with value `v`, on targets that define
+    /// `f` (a field without a directive is never written).
+    fn named(&mut self, f: &BitField, v: impl Display) {
+        if let (true, Ok(name)) = ((f.defined)(self.t), f.directive) {
+            self.line(name, v);
+        }
+    }
+
+    /// The directive of field `f` with the value the descriptor holds in
+    /// it.
+    fn field(&mut self, f: &BitField) {
+        let v = self.kd.field(f);
+        self.named(f, v);
     }
 }
 

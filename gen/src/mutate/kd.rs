@@ -1,122 +1,173 @@
 //! Mutators of `kd.*` rules: kernel descriptor fields.
 
 use super::*;
+use crate::kd::{field_max, shared_vgpr_room};
+use hsaco_oracle::layout::{self as l, offsets, BitField, Word, KD_SIZE};
+
+/// The reserved byte ranges of the descriptor (start, end) and the bytes
+/// of each the mutants set, relative to the start (a sample: every byte
+/// of the short ranges, dword starts and ends of the long one).
+const RESERVED_SAMPLES: [(u64, u64, &[u64]); 3] = [
+    (
+        offsets::RESERVED0,
+        offsets::KERNEL_CODE_ENTRY_BYTE_OFFSET,
+        &[0, 1, 2, 3],
+    ),
+    (
+        offsets::RESERVED1,
+        offsets::COMPUTE_PGM_RSRC3,
+        &[0, 4, 7, 8, 12, 16, 19],
+    ),
+    (offsets::RESERVED3, KD_SIZE as u64, &[0, 1, 2, 3]),
+];
 
 pub(super) fn kd_reserved_bytes(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
+    let bytes: Vec<usize> = RESERVED_SAMPLES
+        .iter()
+        .flat_map(|(start, _, at)| at.iter().map(move |a| (start + a) as usize))
+        .collect();
     kd_edit(
         c,
         u,
         |_| true,
         |u, _| {
-            let at = pick(
-                u,
-                &[
-                    12usize, 13, 14, 15, 24, 28, 31, 32, 36, 40, 43, 60, 61, 62, 63,
-                ],
-            )?;
+            let at = pick(u, &bytes)?;
             Ok(Some(KdEdit::Byte(at, int(u, 1u8, 255)?)))
         },
     )
 }
 
-/// OR one of `bits` (drawn) into the 32-bit field at `field` of a drawn
-/// kernel.
-pub(super) fn kd_bit(c: &Ctx<'_>, u: &mut Unstructured<'_>, field: usize, bits: &[u32]) -> R {
+/// Byte offset of descriptor word `w`.
+pub(super) fn word_at(w: Word) -> usize {
+    let at = match w {
+        Word::Rsrc1 => offsets::COMPUTE_PGM_RSRC1,
+        Word::Rsrc2 => offsets::COMPUTE_PGM_RSRC2,
+        Word::Rsrc3 => offsets::COMPUTE_PGM_RSRC3,
+        Word::Properties => offsets::KERNEL_CODE_PROPERTIES,
+        Word::KernargPreload => offsets::KERNARG_PRELOAD,
+    };
+    at as usize
+}
+
+// The editor's own offset table (`kdo` in edit.rs, not this module's to
+// change) pinned to the layout's until it goes: the mutators here read
+// only the layout.
+const _: () = assert!(
+    kdo::RSRC1 == offsets::COMPUTE_PGM_RSRC1 as usize
+        && kdo::RSRC2 == offsets::COMPUTE_PGM_RSRC2 as usize
+        && kdo::RSRC3 == offsets::COMPUTE_PGM_RSRC3 as usize
+        && kdo::PROPS == offsets::KERNEL_CODE_PROPERTIES as usize
+        && kdo::PRELOAD == offsets::KERNARG_PRELOAD as usize
+        && kdo::ENTRY == offsets::KERNEL_CODE_ENTRY_BYTE_OFFSET as usize
+);
+
+/// The edit that ORs `bits` into descriptor word `w`.
+pub(super) fn or_bits(w: Word, bits: u32) -> KdEdit {
+    if w.bits() == 16 {
+        KdEdit::Or16(word_at(w), bits as u16)
+    } else {
+        KdEdit::Or32(word_at(w), bits)
+    }
+}
+
+/// The edit that sets field `f` of a 32-bit word to `v`.
+pub(super) fn set_field(f: &BitField, v: u32) -> KdEdit {
+    KdEdit::Set32(word_at(f.word), f.mask(), f.set(0, v))
+}
+
+/// The bits of word `w` no field defines on `t`, lowest first.
+pub(super) fn reserved_bits(w: Word, t: &Target) -> Vec<u32> {
+    let m = l::reserved_mask(w, t);
+    (0..w.bits()).filter(|b| m >> b & 1 != 0).collect()
+}
+
+/// The reserved compute_pgm_rsrc1 bits of `t` in the order the mutants
+/// draw them: the bits no target defines first, then those later
+/// generations define (the order the draw has always used; another would
+/// change the mutants of every seed).
+pub(super) fn rsrc1_reserved_bits(t: &Target) -> Vec<u32> {
+    let mut bits = reserved_bits(Word::Rsrc1, t);
+    bits.sort_by_key(|&b| {
+        l::FIELDS
+            .iter()
+            .any(|f| f.word == Word::Rsrc1 && f.mask() >> b & 1 != 0)
+    });
+    bits
+}
+
+/// OR one of `bits` (drawn) of word `w` into a drawn kernel's descriptor.
+pub(super) fn kd_bit(c: &Ctx<'_>, u: &mut Unstructured<'_>, w: Word, bits: &[u32]) -> R {
     if bits.is_empty() {
         return Ok(None);
     }
     let b = pick(u, bits)?;
-    kd_edit(c, u, |_| true, |_, _| Ok(Some(KdEdit::Or32(field, 1 << b))))
+    kd_edit(c, u, |_| true, |_, _| Ok(Some(or_bits(w, 1 << b))))
+}
+
+/// Field `f` of a drawn kernel's descriptor set to `v` (a one-bit field:
+/// set).
+pub(super) fn kd_field(c: &Ctx<'_>, u: &mut Unstructured<'_>, f: &BitField, v: u32) -> R {
+    let edit = if f.width == 1 {
+        or_bits(f.word, f.mask())
+    } else {
+        set_field(f, v)
+    };
+    kd_edit(c, u, |_| true, |_, _| Ok(Some(edit)))
 }
 
 pub(super) fn kd_rsrc1_priority(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
-    let v = int(u, 1u32, 3)?;
-    kd_edit(
-        c,
-        u,
-        |_| true,
-        |_, _| Ok(Some(KdEdit::Set32(kdo::RSRC1, 3 << 10, v << 10))),
-    )
+    let v = int(u, 1u32, field_max(&l::PRIORITY))?;
+    kd_field(c, u, &l::PRIORITY, v)
 }
 
 pub(super) fn kd_rsrc1_priv(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
-    kd_bit(c, u, kdo::RSRC1, &[20])
+    kd_field(c, u, &l::PRIV, 1)
 }
 
 pub(super) fn kd_rsrc1_debug_mode(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
-    kd_bit(c, u, kdo::RSRC1, &[22])
+    kd_field(c, u, &l::DEBUG_MODE, 1)
 }
 
 pub(super) fn kd_rsrc1_bulky(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
-    kd_bit(c, u, kdo::RSRC1, &[24])
+    kd_field(c, u, &l::BULKY, 1)
 }
 
 pub(super) fn kd_rsrc1_cdbg_user(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
-    kd_bit(c, u, kdo::RSRC1, &[25])
+    kd_field(c, u, &l::CDBG_USER, 1)
 }
 
 pub(super) fn kd_rsrc1_reserved(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
-    let gen = c.t.generation;
-    let mut bits = vec![27, 28];
-    if gen < Generation::Gfx9 {
-        bits.push(26);
-    }
-    if gen < Generation::Gfx10 {
-        bits.extend([29, 30, 31]);
-    }
-    kd_bit(c, u, kdo::RSRC1, &bits)
+    kd_bit(c, u, Word::Rsrc1, &rsrc1_reserved_bits(c.t))
 }
 
 pub(super) fn kd_rsrc2_trap_handler(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
+    // GFX12 has no trap handler bit to break the rule with.
     if c.t.generation >= Generation::Gfx12 {
         return Ok(None);
     }
-    kd_bit(c, u, kdo::RSRC2, &[6])
+    kd_field(c, u, &l::ENABLE_TRAP_HANDLER, 1)
 }
 
 pub(super) fn kd_rsrc2_exception_address_watch(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
-    kd_bit(c, u, kdo::RSRC2, &[13])
+    kd_field(c, u, &l::ENABLE_EXCEPTION_ADDRESS_WATCH, 1)
 }
 
 pub(super) fn kd_rsrc2_exception_memory(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
-    kd_bit(c, u, kdo::RSRC2, &[14])
+    kd_field(c, u, &l::ENABLE_EXCEPTION_MEMORY, 1)
 }
 
 pub(super) fn kd_rsrc2_granulated_lds_size(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
-    let v = int(u, 1u32, 0x1ff)?;
-    kd_edit(
-        c,
-        u,
-        |_| true,
-        |_, _| Ok(Some(KdEdit::Set32(kdo::RSRC2, 0x1ff << 15, v << 15))),
-    )
+    let v = int(u, 1u32, field_max(&l::GRANULATED_LDS_SIZE))?;
+    kd_field(c, u, &l::GRANULATED_LDS_SIZE, v)
 }
 
 pub(super) fn kd_rsrc2_reserved(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
-    if c.t.generation >= Generation::Gfx12 {
-        return Ok(None);
-    }
-    kd_bit(c, u, kdo::RSRC2, &[31])
-}
-
-/// compute_pgm_rsrc3 bits `t` does not define (amdgpu-usage.rst and
-/// AMDHSAKernelDescriptor.h, as the rule states them).
-pub(super) fn rsrc3_reserved(t: &Target) -> u32 {
-    if t.accum_offset {
-        return !(0x3f | 1 << 16);
-    }
-    match t.generation {
-        Generation::Gfx10 => !0xf,
-        Generation::Gfx11 => !(0xfff | 1 << 31),
-        Generation::Gfx12 => !(0xff0 | 1 << 13 | 1 << 31),
-        _ => u32::MAX,
-    }
+    // Bit 31 before GFX12 (WGP_TAKEOVER there): none on GFX12.
+    kd_bit(c, u, Word::Rsrc2, &reserved_bits(Word::Rsrc2, c.t))
 }
 
 pub(super) fn kd_rsrc3_reserved(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
-    let m = rsrc3_reserved(c.t);
-    let bits: Vec<u32> = (0..32).filter(|b| m >> b & 1 != 0).collect();
-    kd_bit(c, u, kdo::RSRC3, &bits)
+    kd_bit(c, u, Word::Rsrc3, &reserved_bits(Word::Rsrc3, c.t))
 }
 
 pub(super) fn kd_rsrc3_shared_vgpr_count_wave32(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
@@ -125,14 +176,15 @@ pub(super) fn kd_rsrc3_shared_vgpr_count_wave32(c: &Ctx<'_>, u: &mut Unstructure
         return Ok(None);
     }
     let Some(i) = kernel_where(c.co, u, |k| {
-        k.descriptor.enables.is_wave32(t) && k.descriptor.granulated_vgpr_count(t) <= 61
+        k.descriptor.enables.is_wave32(t)
+            && shared_vgpr_room(k.descriptor.granulated_vgpr_count(t)) >= 1
     })?
     else {
         return Ok(None);
     };
     let mut co = c.co.clone();
     let d = &mut co.kernels[i].descriptor;
-    let room = ((63 - d.granulated_vgpr_count(t)) / 2).min(15) as u8;
+    let room = shared_vgpr_room(d.granulated_vgpr_count(t)) as u8;
     d.shared_vgpr_count = int(u, 1u8, room)?;
     Ok(Some(remodel(co)))
 }
@@ -150,7 +202,7 @@ pub(super) fn kd_rsrc3_shared_vgpr_count_overflow(c: &Ctx<'_>, u: &mut Unstructu
     else {
         return Ok(None);
     };
-    let s = int(u, 1u16, 15)?;
+    let s = int(u, 1u16, field_max(&l::SHARED_VGPR_COUNT) as u16)?;
     let need = 4 * (64 - 2 * s) + 1;
     let mut co = c.co.clone();
     let d = &mut co.kernels[i].descriptor;
@@ -180,12 +232,11 @@ pub(super) fn kd_rsrc3_accum_offset(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R 
 }
 
 pub(super) fn kd_properties_reserved(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
-    let b = pick(u, &[7u16, 8, 9, 12, 13, 14, 15])?;
-    kd_edit(
+    kd_bit(
         c,
         u,
-        |_| true,
-        |_, _| Ok(Some(KdEdit::Or16(kdo::PROPS, 1 << b))),
+        Word::Properties,
+        &reserved_bits(Word::Properties, c.t),
     )
 }
 
@@ -193,12 +244,7 @@ pub(super) fn kd_properties_wavefront_size32(c: &Ctx<'_>, u: &mut Unstructured<'
     if c.t.generation >= Generation::Gfx10 {
         return Ok(None);
     }
-    kd_edit(
-        c,
-        u,
-        |_| true,
-        |_, _| Ok(Some(KdEdit::Or16(kdo::PROPS, 1 << 10))),
-    )
+    kd_field(c, u, &l::ENABLE_WAVEFRONT_SIZE32, 1)
 }
 
 pub(super) fn kd_kernarg_preload_unsupported(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
@@ -206,12 +252,8 @@ pub(super) fn kd_kernarg_preload_unsupported(c: &Ctx<'_>, u: &mut Unstructured<'
         return Ok(None);
     }
     let v = int(u, 1u16, u16::MAX)?;
-    kd_edit(
-        c,
-        u,
-        |_| true,
-        |_, _| Ok(Some(KdEdit::Set16(kdo::PRELOAD, v))),
-    )
+    let at = word_at(Word::KernargPreload);
+    kd_edit(c, u, |_| true, |_, _| Ok(Some(KdEdit::Set16(at, v))))
 }
 
 /// The preload fields of kernel `i` set to `len` dwords from dword `off`,
@@ -230,13 +272,13 @@ pub(super) fn kd_kernarg_preload_length(c: &Ctx<'_>, u: &mut Unstructured<'_>) -
     if !t.kernarg_preload {
         return Ok(None);
     }
-    let Some(i) = kernel_where(c.co, u, |k| k.descriptor.enables.enabled_user_sgprs() <= 14)?
-    else {
+    let most = field_max(&l::USER_SGPR_COUNT) as u16;
+    let room = |k: &Kernel| most.saturating_sub(k.descriptor.enables.enabled_user_sgprs());
+    let Some(i) = kernel_where(c.co, u, |k| room(k) >= 17)? else {
         return Ok(None);
     };
     let mut co = c.co.clone();
-    let max = 31 - co.kernels[i].descriptor.enables.enabled_user_sgprs();
-    let len = int(u, 17u16, max)? as u8;
+    let len = int(u, 17u16, room(&co.kernels[i]))? as u8;
     set_preload(&mut co, i, 0, len);
     let k = &mut co.kernels[i];
     let bytes = 4 * u32::from(len);
@@ -254,9 +296,10 @@ pub(super) fn kd_kernarg_preload_exceeds_kernarg_size(c: &Ctx<'_>, u: &mut Unstr
     if !t.kernarg_preload {
         return Ok(None);
     }
+    let max_off = field_max(&l::KERNARG_PRELOAD_SPEC_OFFSET);
     let Some(i) = kernel_where(c.co, u, |k| {
         k.descriptor.kernarg_size != 0
-            && k.descriptor.kernarg_size.div_ceil(4) <= 0x1ff
+            && k.descriptor.kernarg_size.div_ceil(4) <= max_off
             && user_room(k, t) + u16::from(k.descriptor.enables.preload_length) >= 1
     })?
     else {
@@ -267,9 +310,9 @@ pub(super) fn kd_kernarg_preload_exceeds_kernarg_size(c: &Ctx<'_>, u: &mut Unstr
     let room = user_room(k, t) + u16::from(k.descriptor.enables.preload_length);
     let len = int(u, 1u16, room)?;
     let dwords = k.descriptor.kernarg_size.div_ceil(4) as u16;
-    // off + len > kernarg_size / 4, off <= 0x1ff.
+    // off + len > kernarg_size / 4, off at most the field's largest.
     let lo = (dwords + 1).saturating_sub(len);
-    let off = int(u, lo, 0x1ff)?;
+    let off = int(u, lo, max_off as u16)?;
     if u32::from(off + len) * 4 <= k.descriptor.kernarg_size {
         return Ok(None);
     }

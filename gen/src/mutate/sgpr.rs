@@ -1,12 +1,10 @@
 //! Mutators of `sgpr.*` rules: the initial register state the enables
 //! select (and the descriptor fields that size it).
 
+use super::kd::{kd_field, word_at};
 use super::*;
-
-/// compute_pgm_rsrc2 with USER_SGPR_COUNT (bits 5:1) set to `n`.
-pub(super) fn with_user_sgprs(rsrc2: u32, n: u32) -> u32 {
-    rsrc2 & !(0x1f << 1) | (n & 0x1f) << 1
-}
+use crate::kd::field_max;
+use hsaco_oracle::layout::{self as l, BitField, Word};
 
 pub(super) fn sgpr_user_sgpr_count_too_small(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
     let t = c.t;
@@ -17,7 +15,7 @@ pub(super) fn sgpr_user_sgpr_count_too_small(c: &Ctx<'_>, u: &mut Unstructured<'
         |u, k| {
             let need = k.descriptor.enables.implied_user_sgprs(t);
             let n = u32::from(int(u, 0u16, need - 1)?);
-            Ok(Some(KdEdit::Set32(kdo::RSRC2, 0x1f << 1, n << 1)))
+            Ok(Some(super::kd::set_field(&l::USER_SGPR_COUNT, n)))
         },
     )
 }
@@ -27,29 +25,35 @@ pub(super) fn sgpr_user_sgpr_count_limit(c: &Ctx<'_>, u: &mut Unstructured<'_>) 
     // its maximum so it still holds them.
     let t = c.t;
     let i = any_kernel(c.co, u)?;
-    let n = int(u, 17u32, 31)?;
+    let n = int(u, 17u32, field_max(&l::USER_SGPR_COUNT))?;
     let (k, _) = kernel_syms(c.co, i);
+    let sgprs = &l::GRANULATED_WAVEFRONT_SGPR_COUNT;
     Ok(patch_case(c, |e| {
-        kd_u32(e, &k, kdo::RSRC2, |v| with_user_sgprs(v, n))?;
+        kd_u32(e, &k, word_at(Word::Rsrc2), |v| {
+            l::USER_SGPR_COUNT.set(v, n)
+        })?;
         if t.generation < Generation::Gfx10 {
-            kd_u32(e, &k, kdo::RSRC1, |v| v | 0xf << 6)?;
+            kd_u32(e, &k, word_at(Word::Rsrc1), |v| v | sgprs.mask())?;
         }
         Some(())
     }))
 }
 
-/// Adds user SGPR enable `bit` to a kernel of `c` that lacks it and has
+/// Adds user SGPR enable `f` to a kernel of `c` that lacks it and has
 /// room for `n` more user SGPRs.
-pub(super) fn add_user_enable(c: &Ctx<'_>, u: &mut Unstructured<'_>, bit: u8, n: u16) -> R {
+pub(super) fn add_user_enable(c: &Ctx<'_>, u: &mut Unstructured<'_>, f: &BitField, n: u16) -> R {
     let t = c.t;
+    // Enables::user holds the kernel_code_properties enables where the
+    // word does.
+    let bit = f.shift as u16;
     let Some(i) = kernel_where(c.co, u, |k| {
-        !k.descriptor.enables.user_bit(bit.into()) && user_room(k, t) >= n
+        !k.descriptor.enables.user_bit(bit) && user_room(k, t) >= n
     })?
     else {
         return Ok(None);
     };
     let mut co = c.co.clone();
-    co.kernels[i].descriptor.enables.user |= 1 << bit;
+    co.kernels[i].descriptor.enables.user |= f.mask() as u8;
     refit_sgprs(&mut co, i);
     Ok(Some(remodel(co)))
 }
@@ -58,23 +62,19 @@ pub(super) fn sgpr_private_segment_buffer_unsupported(c: &Ctx<'_>, u: &mut Unstr
     if !c.t.architected_flat_scratch {
         return Ok(None);
     }
-    add_user_enable(c, u, 0, 4)
+    add_user_enable(c, u, &l::ENABLE_SGPR_PRIVATE_SEGMENT_BUFFER, 4)
 }
 
 pub(super) fn sgpr_flat_scratch_init_unsupported(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
     if !c.t.architected_flat_scratch && c.t.generation > Generation::Gfx6 {
         return Ok(None);
     }
-    add_user_enable(c, u, 5, 2)
+    add_user_enable(c, u, &l::ENABLE_SGPR_FLAT_SCRATCH_INIT, 2)
 }
 
 pub(super) fn sgpr_vgpr_workitem_id_undefined(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
-    kd_edit(
-        c,
-        u,
-        |_| true,
-        |_, _| Ok(Some(KdEdit::Set32(kdo::RSRC2, 3 << 11, 3 << 11))),
-    )
+    // 3 is the one value of the two bits that names no work-item IDs.
+    kd_field(c, u, &l::ENABLE_VGPR_WORKITEM_ID, 3)
 }
 
 pub(super) fn sgpr_allocation_too_small(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
@@ -111,7 +111,9 @@ pub(super) fn sgpr_allocation_too_small(c: &Ctx<'_>, u: &mut Unstructured<'_>) -
     let out = remodel(co);
     let (k, _) = kernel_syms(&out.object, i);
     Ok(patch(out, |e| {
-        kd_u32(e, &k, kdo::RSRC1, |v| v & !(0xf << 6))
+        kd_u32(e, &k, word_at(Word::Rsrc1), |v| {
+            l::GRANULATED_WAVEFRONT_SGPR_COUNT.set(v, 0)
+        })
     }))
 }
 
