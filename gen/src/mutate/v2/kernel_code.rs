@@ -269,11 +269,11 @@ fn code_reserved_bytes(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
 
 fn code_control_directives_reserved(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
     code_any(c, u, |u, h| {
-        let at = if u.arbitrary::<bool>()? {
-            int(u, 29usize, 31)?
-        } else {
-            int(u, 68usize, 127)?
-        };
+        // The reserved byte ranges of amd_control_directives_t, as the
+        // oracle's layout gives them (half-open).
+        let ranges = hsaco_oracle::layout::v2::CONTROL_DIRECTIVES_RESERVED_RANGES;
+        let (lo, hi) = ranges[usize::from(!u.arbitrary::<bool>()?)];
+        let at = int(u, lo, hi - 1)?;
         h.control_directives[at] = int(u, 1u8, 255)?;
         Ok(Some(()))
     })
