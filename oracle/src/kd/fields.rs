@@ -104,8 +104,8 @@ pub(super) type Shown = (
 );
 
 /// How each row of [`l::FIELDS`] reads, and on which targets `fields`
-/// lists it beyond the table's `defined` (a row without an entry is not
-/// listed).
+/// lists it beyond the table's `defined` (a row without an entry is
+/// listed wherever it is defined, read by its `meaning` in the table).
 pub(super) static SHOWN: &[Shown] = &[
     (
         &l::GRANULATED_WORKITEM_VGPR_COUNT,
@@ -403,13 +403,24 @@ impl KernelDescriptor {
             ),
         );
         for row in l::FIELDS.iter().copied() {
-            let shown = SHOWN.iter().find(|(r, _, _)| std::ptr::eq(*r, row));
-            let Some((_, when, show)) = shown else {
-                continue;
-            };
-            if (row.defined)(target) && when(target) {
-                let v = u64::from(self.field(row));
-                push(row.path, v, show.text(self, target, v));
+            let v = u64::from(self.field(row));
+            match SHOWN.iter().find(|(r, _, _)| std::ptr::eq(*r, row)) {
+                Some((_, when, show)) => {
+                    if (row.defined)(target) && when(target) {
+                        push(row.path, v, show.text(self, target, v));
+                    }
+                }
+                // A row with no entry of its own reads as the table says:
+                // its meaning, and the value when it is a count.
+                None if (row.defined)(target) => {
+                    let meaning = if row.width == 1 {
+                        format!("{} ({})", row.meaning, if v != 0 { "on" } else { "off" })
+                    } else {
+                        format!("{}: {v}", row.meaning)
+                    };
+                    push(row.path, v, meaning);
+                }
+                None => {}
             }
         }
         f
