@@ -45,7 +45,7 @@ crate::declare_rules! {
         "compute_pgm_rsrc1 CDBG_USER (bit 25) is 0: CP fills it in.",
         "amdgpu-usage.rst: compute_pgm_rsrc1; AMDGPUDisassembler.cpp");
     RSRC1_RESERVED = (Error, "kd.rsrc1.reserved",
-        "Reserved compute_pgm_rsrc1 bits are 0: bits 28:27 everywhere, bit 26 (FP16_OVFL) before GFX9, bits 31:29 (WGP_MODE, MEM_ORDERED, FWD_PROGRESS) before GFX10.",
+        "Reserved compute_pgm_rsrc1 bits are 0: bit 28 everywhere, bit 27 before GFX12.5 (FLAT_SCRATCH_IS_NV), bit 26 (FP16_OVFL) before GFX9, bits 31:29 (WGP_MODE, MEM_ORDERED, FWD_PROGRESS) before GFX10.",
         "AMDHSAKernelDescriptor.h; AMDGPUDisassembler.cpp (decodeCOMPUTE_PGM_RSRC1)");
     RSRC2_TRAP_HANDLER = (Warning, "kd.rsrc2.trap_handler",
         "compute_pgm_rsrc2 ENABLE_TRAP_HANDLER (bit 6, GFX6-GFX11) should be 0: CP sets the trap bit itself when the runtime installed a trap handler, and no LLVM directive sets it.",
@@ -63,7 +63,7 @@ crate::declare_rules! {
         "compute_pgm_rsrc2 bit 31 is 0 on GFX6-GFX11 (GFX12 defines it as WGP_TAKEOVER).",
         "AMDHSAKernelDescriptor.h; AMDGPUDisassembler.cpp (decodeCOMPUTE_PGM_RSRC2)");
     RSRC3_RESERVED = (Error, "kd.rsrc3.reserved",
-        "compute_pgm_rsrc3 bits the generation does not define are 0: all of it on GFX6-GFX9 except gfx90a/gfx94x/gfx950 (ACCUM_OFFSET 5:0, TG_SPLIT 16); GFX10 defines only SHARED_VGPR_COUNT 3:0; GFX11 adds INST_PREF_SIZE 9:4, TRAP_ON_START 10, TRAP_ON_END 11, IMAGE_OP 31; GFX12 has INST_PREF_SIZE 11:4, GLG_EN 13, IMAGE_OP 31.",
+        "compute_pgm_rsrc3 bits the generation does not define are 0: all of it on GFX6-GFX9 except gfx90a/gfx94x/gfx950 (ACCUM_OFFSET 5:0, TG_SPLIT 16); GFX10 defines only SHARED_VGPR_COUNT 3:0; GFX11 adds INST_PREF_SIZE 9:4, TRAP_ON_START 10, TRAP_ON_END 11, IMAGE_OP 31; GFX12 has INST_PREF_SIZE 11:4, GLG_EN 13, IMAGE_OP 31; GFX12.5 adds NAMED_BAR_CNT 16:14, ENABLE_DYNAMIC_VGPR 17, TCP_SPLIT 20:18, ENABLE_DIDT_THROTTLE 21.",
         "AMDHSAKernelDescriptor.h; AMDGPUDisassembler.cpp (decodeCOMPUTE_PGM_RSRC3)");
     RSRC3_SHARED_VGPR_COUNT_WAVE32 = (Warning, "kd.rsrc3.shared_vgpr_count_wave32",
         "SHARED_VGPR_COUNT applies to wave64 only; it should be 0 in a wave32 kernel (LLVM's assembler rejects it).",

@@ -1,0 +1,154 @@
+//! The descriptor layout table against llvm-objdump-22 on processors the
+//! oracle does not model yet: every bit field a newer processor adds over
+//! its generation (a row its `defined` holds for and not for the
+//! generation's modelled processor) is where llvm-objdump-22 reads it, and
+//! is printed under the row's name. A field row added to
+//! `oracle/src/layout.rs` for such a processor is tested here without a
+//! line of its own.
+
+mod support;
+
+use hsaco_oracle::elf::{read_header, read_sections};
+use hsaco_oracle::layout::{self, offsets, BitField, Printed, Word};
+use hsaco_oracle::targets::{by_name, Generation, Target};
+use std::path::Path;
+use std::process::Command;
+
+/// Processors LLVM 22 knows that the oracle does not model, as the target
+/// the row predicates see, and the modelled processor of their generation.
+const NEWER: &[(Target, &str)] = &[(
+    Target::gcn("gfx1250", 0x49, Generation::Gfx12, [12, 5, 0]),
+    "gfx1200",
+)];
+
+fn word_offset(w: Word) -> usize {
+    let o = match w {
+        Word::Rsrc1 => offsets::COMPUTE_PGM_RSRC1,
+        Word::Rsrc2 => offsets::COMPUTE_PGM_RSRC2,
+        Word::Rsrc3 => offsets::COMPUTE_PGM_RSRC3,
+        Word::Properties => offsets::KERNEL_CODE_PROPERTIES,
+        Word::KernargPreload => offsets::KERNARG_PRELOAD,
+    };
+    usize::try_from(o).expect("small offset")
+}
+
+/// A relocatable object with one minimal kernel, by llvm-mc-22, and the
+/// file offset of its descriptor.
+fn object(mc: &Path, dir: &Path, cpu: &str) -> (Vec<u8>, usize) {
+    let src = dir.join(format!("{cpu}.s"));
+    let obj = dir.join(format!("{cpu}.o"));
+    std::fs::write(
+        &src,
+        format!(
+            ".amdgcn_target \"amdgcn-amd-amdhsa--{cpu}\"\n.amdhsa_code_object_version 6\n\
+             .text\nk:\n s_endpgm\n.rodata\n.p2align 6\n.amdhsa_kernel k\n\
+             .amdhsa_next_free_vgpr 4\n.amdhsa_next_free_sgpr 8\n.end_amdhsa_kernel\n"
+        ),
+    )
+    .expect("write source");
+    let o = Command::new(mc)
+        .args([
+            "-triple=amdgcn-amd-amdhsa",
+            &format!("-mcpu={cpu}"),
+            "-filetype=obj",
+        ])
+        .arg(&src)
+        .arg("-o")
+        .arg(&obj)
+        .output()
+        .expect("run llvm-mc-22");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let bytes = std::fs::read(&obj).expect("read object");
+    let h = read_header(&bytes).expect("ELF header");
+    let rodata = read_sections(&bytes, &h)
+        .into_iter()
+        .find(|s| s.name == ".rodata")
+        .expect(".rodata");
+    let at = usize::try_from(rodata.offset).expect("offset");
+    (bytes, at)
+}
+
+/// What llvm-objdump-22 prints for the descriptor: `name value` pairs of
+/// its directives and comment fields, or its complaint.
+fn printed(objdump: &Path, path: &Path) -> Result<Vec<(String, u64)>, String> {
+    let o = Command::new(objdump)
+        .args(["-D", "--disassemble-symbols=k.kd"])
+        .arg(path)
+        .output()
+        .expect("run llvm-objdump-22");
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    if !o.status.success() || !out.contains(".end_amdhsa_kernel") || out.contains("reserved") {
+        return Err(format!("{out}{err}"));
+    }
+    Ok(out
+        .lines()
+        .filter_map(|l| {
+            let l = l
+                .trim()
+                .trim_start_matches("; ")
+                .trim_start_matches(".amdhsa_");
+            let (name, value) = l.rsplit_once(' ')?;
+            Some((name.to_owned(), value.parse().ok()?))
+        })
+        .collect())
+}
+
+#[test]
+fn fields_newer_processors_add_are_where_llvm_objdump_22_reads_them() {
+    let (Some(mc), Some(objdump)) = (
+        support::require_tool("llvm-mc-22"),
+        support::require_tool("llvm-objdump-22"),
+    ) else {
+        return;
+    };
+    let d = tempfile::tempdir().expect("tmp");
+    let mut checked = 0;
+    for (newer, base) in NEWER {
+        let base = by_name(base).expect("modelled processor");
+        let added: Vec<&BitField> = layout::FIELDS
+            .iter()
+            .copied()
+            .filter(|f| (f.defined)(newer) && !(f.defined)(base))
+            .collect();
+        assert!(!added.is_empty(), "{}: no row for it", newer.name);
+        let (bytes, kd) = object(&mc, d.path(), newer.name);
+        let path = d.path().join("probe.o");
+        std::fs::write(&path, &bytes).expect("write");
+        let before = printed(&objdump, &path).expect("the unchanged object");
+        for f in added {
+            let name = match f.printed {
+                Printed::Directive(n) | Printed::Comment(n) => n,
+                Printed::Not(why) => panic!("{}: not printed ({why})", f.name),
+            };
+            let at = kd + word_offset(f.word);
+            let max = (1u32 << f.width) - 1;
+            for value in [1, max] {
+                let mut b = bytes.clone();
+                let w = u32::from_le_bytes(b[at..at + 4].try_into().expect("4 bytes"));
+                let w = if f.word == Word::Properties || f.word == Word::KernargPreload {
+                    // 16-bit words: keep the neighbouring word as it was.
+                    (w & 0xffff_0000) | (f.set(w, value) & 0xffff)
+                } else {
+                    f.set(w, value)
+                };
+                b[at..at + 4].copy_from_slice(&w.to_le_bytes());
+                std::fs::write(&path, &b).expect("write");
+                let after = printed(&objdump, &path).unwrap_or_else(|e| {
+                    panic!("{} = {value}: llvm-objdump-22 refuses: {e}", f.name)
+                });
+                let changed: Vec<&(String, u64)> =
+                    after.iter().filter(|p| !before.contains(p)).collect();
+                assert_eq!(
+                    changed,
+                    [&(name.to_owned(), u64::from(value))],
+                    "{} {} = {value}",
+                    newer.name,
+                    f.name
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked >= 10, "{checked}");
+}
