@@ -7,8 +7,10 @@
 //! domain, then the reducer's edits; everything the case holds is a
 //! function of that name only, and `gen --case NAME` writes it.
 
+use hsaco_gen::mutate::{self, Mutator};
 use hsaco_gen::{seed, Case, CodeObject, Config, Generator};
 use hsaco_oracle::targets::{self, Target};
+use hsaco_oracle::Severity;
 
 use super::ComparisonId;
 use super::Input;
@@ -292,10 +294,34 @@ pub(crate) fn generate(
     )
 }
 
+/// The rule id prefixes a peer family reads: mutants of other rules are
+/// not comparable for it.
+pub fn reads(family: &str) -> &'static [&'static str] {
+    match family {
+        "llvm-readobj" => &["elf.", "note.", "metadata."],
+        "llvm-objdump" => &["elf.", "kd.", "symbol."],
+        "comgr" => &["elf.", "note.", "metadata.", "symbol."],
+        _ => &[],
+    }
+}
+
+/// Mutators of error rules some peer reads, in catalogue order.
+pub(crate) fn useful_mutators() -> Vec<&'static Mutator> {
+    let all: Vec<&str> = ["llvm-readobj", "llvm-objdump", "comgr"]
+        .iter()
+        .flat_map(|f| reads(f).iter().copied())
+        .collect();
+    mutate::mutators()
+        .iter()
+        .filter(|m| all.iter().any(|p| m.rule.id.starts_with(p)))
+        .filter(|m| m.rule.severity == Severity::Error)
+        .collect()
+}
+
 /// The mutant at these coordinates (case `index` of chunk `chunk` of the
 /// domain `mutants.CPU`): valid base cases drawn one after another from
 /// the case's stream until a mutator applies. The mutators are those of
-/// error rules some peer reads ([`super::mutants::reads`]), the first
+/// error rules some peer reads ([`reads`]), the first
 /// tried drawn, then the next ones in order.
 pub fn mutant(target: &Target, seed: u64, chunk: u64, index: u64) -> Option<Case> {
     let cfg = Config {
@@ -303,7 +329,7 @@ pub fn mutant(target: &Target, seed: u64, chunk: u64, index: u64) -> Option<Case
         ..Config::default()
     };
     let gen = Generator::new(&cfg);
-    let ms = super::mutants::useful_mutators();
+    let ms = useful_mutators();
     if ms.is_empty() {
         return None;
     }

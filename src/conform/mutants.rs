@@ -18,39 +18,13 @@
 //! again from the seed domain `mutants.CPU`, the seed and the index, see
 //! [`super::cases`]; the rule names what it breaks).
 
-use hsaco_gen::mutate::{self, Mutator};
 use hsaco_oracle::targets::Target;
-use hsaco_oracle::Severity;
 use serde_json::Value;
 
 use super::{Comparison, ComparisonId, Difference, Input, Peer, Verdict, View};
 
 use super::cases::PER_CHUNK;
-pub use super::cases::{mutant, mutant_name};
-
-/// The rule id prefixes a peer family reads: mutants of other rules are
-/// not comparable for it.
-pub fn reads(family: &str) -> &'static [&'static str] {
-    match family {
-        "llvm-readobj" => &["elf.", "note.", "metadata."],
-        "llvm-objdump" => &["elf.", "kd.", "symbol."],
-        "comgr" => &["elf.", "note.", "metadata.", "symbol."],
-        _ => &[],
-    }
-}
-
-/// Mutators of error rules some peer reads, in catalogue order.
-pub(crate) fn useful_mutators() -> Vec<&'static Mutator> {
-    let all: Vec<&str> = ["llvm-readobj", "llvm-objdump", "comgr"]
-        .iter()
-        .flat_map(|f| reads(f).iter().copied())
-        .collect();
-    mutate::mutators()
-        .iter()
-        .filter(|m| all.iter().any(|p| m.rule.id.starts_with(p)))
-        .filter(|m| m.rule.severity == Severity::Error)
-        .collect()
-}
+pub use super::cases::{mutant, mutant_name, reads};
 
 /// The rule a mutant's name says it breaks.
 pub fn rule_of(name: &str) -> Option<&str> {
