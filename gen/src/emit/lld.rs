@@ -22,7 +22,7 @@ use hsaco_oracle::elf::raw::{
     DYN_SIZE, EHDR_SIZE, ET_DYN, PF_R, PF_W, PF_X, PHDR_SIZE, PT_DYNAMIC, PT_GNU_RELRO,
     PT_GNU_STACK, PT_LOAD, PT_NOTE, PT_PHDR, SHDR_SIZE, SHF_ALLOC, SHF_EXECINSTR, SHF_WRITE,
     SHT_DYNAMIC, SHT_DYNSYM, SHT_GNU_HASH, SHT_HASH, SHT_NOBITS, SHT_NOTE, SHT_PROGBITS,
-    SHT_STRTAB, SHT_SYMTAB, STB_LOCAL, STT_NOTYPE, STV_HIDDEN, SYM_SIZE,
+    SHT_STRTAB, STB_LOCAL, STT_NOTYPE, STV_HIDDEN, SYM_SIZE,
 };
 
 /// lld's page size for AMDGPU.
@@ -545,34 +545,10 @@ impl SharedObject<'_> {
                 addralign: 1,
                 ..Shdr::default()
             },
-            Shdr {
-                name: ".symtab",
-                sh_type: SHT_SYMTAB,
-                offset: symtab_off,
-                size: symtab_size,
-                link: ix.strtab,
-                // The first global: after the null symbol and _DYNAMIC.
-                info: 2,
-                addralign: 8,
-                entsize: SYM,
-                ..Shdr::default()
-            },
-            Shdr {
-                name: ".shstrtab",
-                sh_type: SHT_STRTAB,
-                offset: shstrtab_off,
-                size: shstrtab.len(),
-                addralign: 1,
-                ..Shdr::default()
-            },
-            Shdr {
-                name: ".strtab",
-                sh_type: SHT_STRTAB,
-                offset: strtab_off,
-                size: strtab_size,
-                addralign: 1,
-                ..Shdr::default()
-            },
+            // The first global: after the null symbol and _DYNAMIC.
+            Shdr::symtab(symtab_off, symtab_size, ix.strtab, 2),
+            Shdr::strtab(".shstrtab", shstrtab_off, shstrtab.len()),
+            Shdr::strtab(".strtab", strtab_off, strtab_size),
         ]);
         debug_assert_eq!(shdrs.len(), usize::from(ix.count));
         put_section_headers(&mut out, &shdrs, &shstrtab);

@@ -22,8 +22,8 @@ use super::writer::{
 use crate::object::CodeObject;
 use hsaco_oracle::elf::raw::{
     EHDR_SIZE, ET_REL, RELA_SIZE, R_AMDGPU_REL64, SHDR_SIZE, SHF_ALLOC, SHF_EXECINSTR,
-    SHF_INFO_LINK, SHT_NOTE, SHT_PROGBITS, SHT_RELA, SHT_STRTAB, SHT_SYMTAB, STB_GLOBAL, STT_FUNC,
-    STT_OBJECT, STV_PROTECTED, SYM_SIZE,
+    SHF_INFO_LINK, SHT_NOTE, SHT_PROGBITS, SHT_RELA, STB_GLOBAL, STT_FUNC, STT_OBJECT,
+    STV_PROTECTED, SYM_SIZE,
 };
 
 const SYM: u64 = SYM_SIZE as u64;
@@ -164,14 +164,7 @@ pub fn write_notes(co: &CodeObject, descs: &[&[u8]]) -> (Vec<u8>, Vec<EntryReloc
     pad_to(&mut out, shoff);
     let shdrs = [
         Shdr::default(),
-        Shdr {
-            name: ".strtab",
-            sh_type: SHT_STRTAB,
-            offset: strtab_off,
-            size: strtab.len(),
-            addralign: 1,
-            ..Shdr::default()
-        },
+        Shdr::strtab(".strtab", strtab_off, strtab.len()),
         Shdr {
             name: ".text",
             sh_type: SHT_PROGBITS,
@@ -211,18 +204,8 @@ pub fn write_notes(co: &CodeObject, descs: &[&[u8]]) -> (Vec<u8>, Vec<EntryReloc
             addralign: 4,
             ..Shdr::default()
         },
-        Shdr {
-            name: ".symtab",
-            sh_type: SHT_SYMTAB,
-            offset: symtab_off,
-            size: symtab_size,
-            link: idx::STRTAB,
-            // The first global: after the null symbol.
-            info: 1,
-            addralign: 8,
-            entsize: SYM,
-            ..Shdr::default()
-        },
+        // The first global: after the null symbol.
+        Shdr::symtab(symtab_off, symtab_size, idx::STRTAB, 1),
     ];
     put_section_headers(&mut out, &shdrs, &strtab);
     debug_assert_eq!(out.len() as u64, total);

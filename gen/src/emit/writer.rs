@@ -14,7 +14,7 @@
 use hsaco_oracle::elf::raw::{
     bytes_of, Dyn, FileHeader, Ident, ProgramHeader, Rela, SectionHeader, Sym, EHDR_SIZE,
     ELFCLASS64, ELFDATA2LSB, ELFMAG, ELFOSABI_AMDGPU_HSA, EM_AMDGPU, EV_CURRENT, LE, NHDR_SIZE,
-    PHDR_SIZE, SHDR_SIZE,
+    PHDR_SIZE, SHDR_SIZE, SHT_STRTAB, SHT_SYMTAB, SYM_SIZE,
 };
 use object::endian::{I64, U16, U32, U64};
 use object::pod::Pod;
@@ -152,6 +152,34 @@ pub(crate) struct Shdr {
 }
 
 impl Shdr {
+    /// A string table that is not loaded.
+    pub(crate) fn strtab(name: &'static str, offset: u64, size: u64) -> Shdr {
+        Shdr {
+            name,
+            sh_type: SHT_STRTAB,
+            offset,
+            size,
+            addralign: 1,
+            ..Shdr::default()
+        }
+    }
+
+    /// `.symtab` at `offset`, linked to string table `link`, its first
+    /// global symbol `first_global`.
+    pub(crate) fn symtab(offset: u64, size: u64, link: u16, first_global: u32) -> Shdr {
+        Shdr {
+            name: ".symtab",
+            sh_type: SHT_SYMTAB,
+            offset,
+            size,
+            link,
+            info: first_global,
+            addralign: 8,
+            entsize: SYM_SIZE as u64,
+            ..Shdr::default()
+        }
+    }
+
     /// The raw header, named by offset `name` in the name table.
     pub(crate) fn raw(&self, name: u32) -> SectionHeader {
         SectionHeader {
@@ -170,7 +198,7 @@ impl Shdr {
 }
 
 /// Appends the section header table, each header named by the offset of
-/// its name in `names` (section 0 by offset 0).
+/// the first string of `names` equal to its name (a nameless one by 0).
 pub(crate) fn put_section_headers(out: &mut Vec<u8>, shdrs: &[Shdr], names: &StrTab) {
     for s in shdrs {
         let name = if s.name.is_empty() {
