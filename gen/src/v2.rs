@@ -32,7 +32,7 @@
 use crate::config::Config;
 use crate::kd::{self, DescriptorSpec};
 use crate::metadata::{self, AddressSpace, ArgList, ArgSpec, KernelMeta};
-use crate::object::{s_endpgm, CodeObject, Kernel, Rebuild};
+use crate::object::{CodeObject, Kernel, Rebuild};
 use crate::sgpr::Enables;
 use crate::target::TargetChoice;
 use arbitrary::Unstructured;
@@ -230,42 +230,17 @@ pub fn build_kernel(
         d.enables.private_segment = true;
         d.next_free_sgpr = d.next_free_sgpr.max(d.enables.total_sgprs(t));
     }
-    let code = match crate::smem::arbitrary_kernel_stream(u, cfg, tc, &mut d)? {
-        Some(stream) => stream.kernel_code(),
-        None => vec![s_endpgm(t)],
-    };
+    let code = crate::object::arbitrary_code(u, cfg, tc, &mut d)?;
     let align = args
         .args
         .iter()
         .map(arg_align)
         .fold(args.kernarg_segment_align, u32::max);
-    let mut meta = KernelMeta {
-        symbol: format!("{name}@kd"),
-        name: name.clone(),
-        language: None,
-        language_version: None,
-        args: args.args,
-        reqd_workgroup_size: None,
-        workgroup_size_hint: None,
-        vec_type_hint: None,
-        device_enqueue_symbol: None,
-        kernarg_segment_size: args.kernarg_segment_size,
-        group_segment_fixed_size: d.group_segment_fixed_size,
-        private_segment_fixed_size: d.private_segment_fixed_size,
-        kernarg_segment_align: align,
-        wavefront_size: 64,
-        sgpr_count: sgpr_count(tc, &d).into(),
-        vgpr_count: vgprs.vgpr_count.into(),
-        agpr_count: None,
-        max_flat_workgroup_size: 256,
-        max_num_workgroups: None,
-        sgpr_spill_count: None,
-        vgpr_spill_count: None,
-        kind: None,
-        uses_dynamic_stack: Some(d.uses_dynamic_stack),
-        workgroup_processor_mode: None,
-        uniform_work_group_size: None,
-    };
+    let mut meta =
+        crate::object::descriptor_metadata(name.clone(), format!("{name}@kd"), args, &d, &vgprs);
+    meta.kernarg_segment_align = align;
+    meta.sgpr_count = sgpr_count(tc, &d).into();
+    meta.uses_dynamic_stack = Some(d.uses_dynamic_stack);
     metadata::arbitrary_kernel_extras(u, cfg, CodeObjectVersion::V2, &mut meta)?;
     // V2 metadata has no keys for these.
     meta.max_num_workgroups = None;
