@@ -5,7 +5,7 @@
 //! Sources: amdgpu-usage.rst "ELF Code Object" / "Header" / "Sections";
 //! NOTES.md "ELF header"; LLVM `llvm/include/llvm/BinaryFormat/ELF.h`.
 
-use crate::rules::Sink;
+use crate::rules::{Rule, Sink};
 use crate::targets::{self, CodeObjectVersion, Generation, Target};
 use serde::Serialize;
 
@@ -381,49 +381,23 @@ impl<'a> Elf<'a> {
             );
             return None;
         };
-        // The fields without which nothing else can be read, then the
-        // ones the rest does not depend on: (rule, offset, value, expected,
-        // how the message names the field and the expected value).
-        let fatal: [(_, _, u16, u16, _, _); 3] = [
-            (
-                &IDENT_CLASS,
-                at::CLASS,
-                h.class.into(),
-                ELFCLASS64.into(),
-                "EI_CLASS",
-                " (ELFCLASS64)",
-            ),
-            (
-                &IDENT_DATA,
-                at::DATA,
-                h.data.into(),
-                ELFDATA2LSB.into(),
-                "EI_DATA",
-                " (ELFDATA2LSB)",
-            ),
-            (
-                &MACHINE,
-                at::MACHINE,
-                h.machine.into(),
-                EM_AMDGPU.into(),
-                "e_machine",
-                " (EM_AMDGPU)",
-            ),
+        // The fields without which nothing else can be read: (rule,
+        // offset, field, value, expected, the expected value's name).
+        #[rustfmt::skip]
+        let fatal: [(&'static Rule, usize, &str, u64, u64, &str); 3] = [
+            (&IDENT_CLASS, at::CLASS, "EI_CLASS", h.class.into(), ELFCLASS64.into(), " (ELFCLASS64)"),
+            (&IDENT_DATA, at::DATA, "EI_DATA", h.data.into(), ELFDATA2LSB.into(), " (ELFDATA2LSB)"),
+            (&MACHINE, at::MACHINE, "e_machine", h.machine.into(), EM_AMDGPU.into(), " (EM_AMDGPU)"),
         ];
-        for (rule, off, is, want, field, name) in fatal {
-            if is != want {
-                let msg = format!("{field} is {is}, expected {want}{name}");
-                sink.report_at(rule, off as u64, msg);
-                return None;
-            }
+        if !fatal
+            .into_iter()
+            .all(|(rule, at, field, is, want, name)| expect(sink, rule, at, field, is, want, name))
+        {
+            return None;
         }
-        if h.ident_version != EV_CURRENT {
-            sink.report_at(
-                &IDENT_VERSION,
-                at::IDENT_VERSION as u64,
-                format!("EI_VERSION is {}, expected 1", h.ident_version),
-            );
-        }
+        let ev = u64::from(EV_CURRENT);
+        #[rustfmt::skip]
+        let _ = expect(sink, &IDENT_VERSION, at::IDENT_VERSION, "EI_VERSION", h.ident_version.into(), ev, "");
         let mut cov = None;
         match h.osabi {
             ELFOSABI_AMDGPU_HSA => {
@@ -468,13 +442,8 @@ impl<'a> Elf<'a> {
                 format!("e_type is {}, expected 1 (ET_REL) or 3 (ET_DYN)", h.e_type),
             );
         }
-        if h.version != u32::from(EV_CURRENT) {
-            sink.report_at(
-                &VERSION,
-                at::VERSION as u64,
-                format!("e_version is {}, expected 1", h.version),
-            );
-        }
+        #[rustfmt::skip]
+        let _ = expect(sink, &VERSION, at::VERSION, "e_version", h.version.into(), ev, "");
         if h.entry != 0 {
             sink.report_at(
                 &ENTRY,
@@ -725,6 +694,27 @@ impl<'a> Elf<'a> {
     }
 }
 
+/// Reports `rule` at header offset `at` unless header field `field` is
+/// `want` (named `name` in the message); true if it is.
+fn expect(
+    sink: &mut Sink,
+    rule: &'static Rule,
+    at: usize,
+    field: &str,
+    is: u64,
+    want: u64,
+    name: &str,
+) -> bool {
+    if is != want {
+        sink.report_at(
+            rule,
+            at as u64,
+            format!("{field} is {is}, expected {want}{name}"),
+        );
+    }
+    is == want
+}
+
 /// Where the `e_flags` rules point.
 const FLAGS_AT: u64 = at::FLAGS as u64;
 
@@ -793,63 +783,47 @@ pub fn check_e_flags(
             ),
         );
     }
+    // The feature fields: (rule, the V2/V3 bit, the V4+ field's shift,
+    // name, whether the processor has the feature).
+    let features: [(&'static Rule, u32, u32, &str, bool); 2] = [
+        (&E_FLAGS_XNACK, 0x100, 8, "xnack", t.xnack),
+        (&E_FLAGS_SRAMECC, 0x200, 10, "sramecc", t.sramecc),
+    ];
     match cov {
         CodeObjectVersion::V2 | CodeObjectVersion::V3 => {
-            if flags & 0x100 != 0 && !t.xnack {
-                sink.report_at(
-                    &E_FLAGS_XNACK,
-                    FLAGS_AT,
-                    format!("EF_AMDGPU_XNACK (0x100) is set but {} has no xnack", t.name),
-                );
-            }
-            if flags & 0x200 != 0 && !t.sramecc {
-                sink.report_at(
-                    &E_FLAGS_SRAMECC,
-                    FLAGS_AT,
-                    format!(
-                        "EF_AMDGPU_SRAMECC (0x200) is set but {} has no sramecc",
-                        t.name
-                    ),
-                );
+            // One bit each: set means on.
+            for (rule, bit, _, name, has) in features {
+                if flags & bit != 0 && !has {
+                    let what = name.to_uppercase();
+                    sink.report_at(
+                        rule,
+                        FLAGS_AT,
+                        format!(
+                            "EF_AMDGPU_{what} ({bit:#x}) is set but {} has no {name}",
+                            t.name
+                        ),
+                    );
+                }
             }
         }
         _ => {
-            let x = (flags >> 8) & 3;
-            let s = (flags >> 10) & 3;
+            // Two bits each: unsupported, any, off, on.
             const NAMES: [&str; 4] = ["unsupported", "any", "off", "on"];
-            if (x == 0) == t.xnack {
-                let want = if t.xnack {
-                    "any, off or on"
-                } else {
-                    "unsupported"
-                };
-                sink.report_at(
-                    &E_FLAGS_XNACK,
-                    FLAGS_AT,
-                    format!(
-                        "xnack field is {} ({:#x}) but {} needs {want}",
-                        NAMES[x as usize],
-                        x << 8,
-                        t.name
-                    ),
-                );
-            }
-            if (s == 0) == t.sramecc {
-                let want = if t.sramecc {
-                    "any, off or on"
-                } else {
-                    "unsupported"
-                };
-                sink.report_at(
-                    &E_FLAGS_SRAMECC,
-                    FLAGS_AT,
-                    format!(
-                        "sramecc field is {} ({:#x}) but {} needs {want}",
-                        NAMES[s as usize],
-                        s << 10,
-                        t.name
-                    ),
-                );
+            for (rule, _, shift, name, has) in features {
+                let v = (flags >> shift) & 3;
+                if (v == 0) == has {
+                    let want = if has { "any, off or on" } else { "unsupported" };
+                    sink.report_at(
+                        rule,
+                        FLAGS_AT,
+                        format!(
+                            "{name} field is {} ({:#x}) but {} needs {want}",
+                            NAMES[v as usize],
+                            v << shift,
+                            t.name
+                        ),
+                    );
+                }
             }
         }
     }

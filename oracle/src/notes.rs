@@ -1125,13 +1125,9 @@ mod tests {
         ]
     }
 
-    #[test]
-    fn v2_base_is_clean_and_decoded() {
-        let raw = base();
-        let sink = run(&raw, E_FLAGS);
-        assert!(sink.violations.is_empty(), "{:#?}", sink.violations);
-        let notes: Vec<Note> = raw
-            .iter()
+    /// The notes of `raw` (name, type, description), at offset 0.
+    fn notes_of(raw: &[(String, u32, Vec<u8>)]) -> Vec<Note<'_>> {
+        raw.iter()
             .map(|(name, t, desc)| Note {
                 name: name.clone(),
                 n_type: *t,
@@ -1139,7 +1135,15 @@ mod tests {
                 offset: 0,
                 desc_offset: 0,
             })
-            .collect();
+            .collect()
+    }
+
+    #[test]
+    fn v2_base_is_clean_and_decoded() {
+        let raw = base();
+        let sink = run(&raw, E_FLAGS);
+        assert!(sink.violations.is_empty(), "{:#?}", sink.violations);
+        let notes = notes_of(&raw);
         let mut sink = Sink::new();
         let v2 = check_v2(&notes, E_FLAGS, &mut sink);
         assert_eq!(
@@ -1163,16 +1167,7 @@ mod tests {
         let mut pal = pair(0x2c01, 5);
         pal.extend(pair(0x2c02, 7));
         raw.push(("AMD".into(), NT_AMD_PAL_METADATA, pal));
-        let notes: Vec<Note> = raw
-            .iter()
-            .map(|(name, t, desc)| Note {
-                name: name.clone(),
-                n_type: *t,
-                desc,
-                offset: 0,
-                desc_offset: 0,
-            })
-            .collect();
+        let notes = notes_of(&raw);
         let mut sink = Sink::new();
         let v2 = check_v2(&notes, E_FLAGS, &mut sink);
         assert!(sink.violations.is_empty(), "{:#?}", sink.violations);
