@@ -212,13 +212,13 @@ pub fn build_kernel(
     args: metadata::ArgList,
     enables: Enables,
 ) -> arbitrary::Result<Kernel> {
-    if tc.cov == CodeObjectVersion::V2 {
-        return crate::v2::build_kernel(u, cfg, tc, name, args, enables);
-    }
     let t = tc.target();
     let cov = tc.cov;
     let vgprs = kd::arbitrary_vgprs(u, cfg, t, enables.workitem_vgprs(t))?;
     let mut d = kd::arbitrary_descriptor(u, cfg, tc, enables, args.kernarg_segment_size, vgprs)?;
+    if cov == CodeObjectVersion::V2 {
+        return crate::v2::finish_kernel(u, cfg, tc, name, args, vgprs, d);
+    }
     // The stream may raise .amdhsa_next_free_sgpr, so it comes before
     // everything derived from the descriptor's SGPR count.
     let code = arbitrary_code(u, cfg, tc, &mut d)?;

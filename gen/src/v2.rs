@@ -33,7 +33,6 @@ use crate::config::Config;
 use crate::kd::{self, DescriptorSpec};
 use crate::metadata::{self, AddressSpace, ArgList, ArgSpec, KernelMeta};
 use crate::object::{CodeObject, Kernel, Rebuild};
-use crate::sgpr::Enables;
 use crate::target::TargetChoice;
 use arbitrary::Unstructured;
 use hsaco_oracle::kernel_code::KernelCode;
@@ -203,24 +202,22 @@ pub fn rebuild(co: &CodeObject) -> Rebuild {
     }
 }
 
-/// Builds one V2 kernel named `name` on `tc` from drawn arguments and
-/// enables: register use, descriptor and code as for V3+
-/// ([`kd::arbitrary_descriptor`], [`crate::smem::arbitrary_kernel_stream`]),
-/// then the V2 facts: the kernarg size always given (the
-/// `amd_kernel_code_t` has no "not given"), no FP16_OVFL, a drawn dynamic
-/// call stack, SCRATCH_EN when the kernel uses scratch, and the metadata
-/// keys V2 has.
-pub fn build_kernel(
+/// Finishes V2 kernel `name` on `tc` from drawn arguments, register use
+/// and descriptor (drawn as for V3+ by [`crate::object::build_kernel`]):
+/// the V2 facts (the kernarg size always given, since the
+/// `amd_kernel_code_t` has no "not given"; no FP16_OVFL; a drawn dynamic
+/// call stack; SCRATCH_EN when the kernel uses scratch), the code, and
+/// the metadata keys V2 has.
+pub(crate) fn finish_kernel(
     u: &mut Unstructured<'_>,
     cfg: &Config,
     tc: &TargetChoice,
     name: String,
     args: ArgList,
-    enables: Enables,
+    vgprs: kd::VgprUse,
+    mut d: DescriptorSpec,
 ) -> arbitrary::Result<Kernel> {
     let t = tc.target();
-    let vgprs = kd::arbitrary_vgprs(u, cfg, t, enables.workitem_vgprs(t))?;
-    let mut d = kd::arbitrary_descriptor(u, cfg, tc, enables, args.kernarg_segment_size, vgprs)?;
     d.kernarg_size = args.kernarg_segment_size;
     d.fp16_overflow = false;
     d.uses_dynamic_stack = cfg.dynamic_stack && u.ratio(1u8, 4)?;
@@ -646,21 +643,7 @@ mod tests {
 
     #[test]
     fn arg_aligns_place_args_at_their_offsets() {
-        let mk = |size: u32, offset: u32| ArgSpec {
-            name: None,
-            type_name: None,
-            size,
-            offset,
-            kind: ValueKind::ByValue,
-            pointee_align: None,
-            address_space: None,
-            access: None,
-            actual_access: None,
-            is_const: None,
-            is_restrict: None,
-            is_volatile: None,
-            is_pipe: None,
-        };
+        let mk = |size: u32, offset: u32| ArgSpec::new(ValueKind::ByValue, offset, size);
         assert_eq!(arg_align(&mk(8, 0)), 8);
         assert_eq!(arg_align(&mk(4, 20)), 4);
         assert_eq!(arg_align(&mk(3, 5)), 1);
