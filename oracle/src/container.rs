@@ -437,23 +437,19 @@ fn embedded_image(d: &[u8]) -> Embedded {
         table_end(h.phoff, h.phnum, elf::PHDR_SIZE)
     };
     let magic_len = 4;
-    if sh_end > len {
-        return Embedded::Broken(
-            format!(
-                "its section header table ({} entries at +{:#x}) runs past the end of the section ({len} bytes from the image)",
-                h.shnum, h.shoff
-            ),
-            magic_len,
-        );
-    }
-    if ph_end > len {
-        return Embedded::Broken(
-            format!(
-                "its program header table ({} entries at +{:#x}) runs past the end of the section ({len} bytes from the image)",
-                h.phnum, h.phoff
-            ),
-            magic_len,
-        );
+    let bounds = [
+        ("section", sh_end, h.shnum, h.shoff),
+        ("program", ph_end, h.phnum, h.phoff),
+    ];
+    for (kind, end, n, off) in bounds {
+        if end > len {
+            return Embedded::Broken(
+                format!(
+                    "its {kind} header table ({n} entries at +{off:#x}) runs past the end of the section ({len} bytes from the image)"
+                ),
+                magic_len,
+            );
+        }
     }
     // Both tables lie in `d`, so the loops below read at most their bytes,
     // and the scan resumes after them whatever the verdict.

@@ -353,6 +353,34 @@ fn resolve_names(d: &[u8], h: &Header, secs: &mut [Section]) -> bool {
     ok
 }
 
+/// Whether a header table is there to read: (kind, where the header
+/// says where it is, its offset, entries, entry size) with entries of
+/// the size `entsize` says and inside the file; reports `rule` if it
+/// runs past the end.
+fn table_fits(
+    d: &[u8],
+    sink: &mut Sink,
+    rule: &'static Rule,
+    entsize: u16,
+    (kind, at, off, n, size): (&str, usize, u64, u16, usize),
+) -> bool {
+    if n == 0 || usize::from(entsize) != size {
+        return false;
+    }
+    if range(d, off, u64::from(n) * size as u64).is_none() {
+        sink.report_at(
+            rule,
+            at as u64,
+            format!(
+                "{kind} header table at {off:#x} with {n} entries ends past the end of the {}-byte file",
+                d.len()
+            ),
+        );
+        return false;
+    }
+    true
+}
+
 /// Reads the NUL-terminated string at `off` in `table` (lossy UTF-8 is not
 /// needed: names that are not UTF-8 come back as `None`).
 pub fn cstr(table: &[u8], off: usize) -> Option<&str> {
@@ -482,21 +510,8 @@ impl<'a> Elf<'a> {
 
     fn read_segments(d: &[u8], h: &Header, sink: &mut Sink) -> Vec<Segment> {
         let mut out = Vec::new();
-        if h.phnum == 0 || h.phentsize as usize != PHDR_SIZE {
-            return out;
-        }
-        let table_len = h.phnum as u64 * PHDR_SIZE as u64;
-        if range(d, h.phoff, table_len).is_none() {
-            sink.report_at(
-                &PHDR_BOUNDS,
-                at::PHOFF as u64,
-                format!(
-                    "program header table at {:#x} with {} entries ends past the end of the {}-byte file",
-                    h.phoff,
-                    h.phnum,
-                    d.len()
-                ),
-            );
+        let table = ("program", at::PHOFF, h.phoff, h.phnum, PHDR_SIZE);
+        if !table_fits(d, sink, &PHDR_BOUNDS, h.phentsize, table) {
             return out;
         }
         for i in 0..h.phnum as u64 {
@@ -561,21 +576,8 @@ impl<'a> Elf<'a> {
     }
 
     fn read_checked_sections(d: &[u8], h: &Header, sink: &mut Sink) -> Vec<Section> {
-        if h.shnum == 0 || h.shentsize as usize != SHDR_SIZE {
-            return Vec::new();
-        }
-        let table_len = h.shnum as u64 * SHDR_SIZE as u64;
-        if range(d, h.shoff, table_len).is_none() {
-            sink.report_at(
-                &SHDR_BOUNDS,
-                at::SHOFF as u64,
-                format!(
-                    "section header table at {:#x} with {} entries ends past the end of the {}-byte file",
-                    h.shoff,
-                    h.shnum,
-                    d.len()
-                ),
-            );
+        let table = ("section", at::SHOFF, h.shoff, h.shnum, SHDR_SIZE);
+        if !table_fits(d, sink, &SHDR_BOUNDS, h.shentsize, table) {
             return Vec::new();
         }
         let mut secs = read_sections(d, h);

@@ -89,6 +89,16 @@ pub use crate::elf::raw::{
     NT_AMD_HSA_ISA_VERSION, NT_AMD_HSA_METADATA, NT_AMD_PAL_METADATA,
 };
 
+/// The note types of owner "AMD" (the V2 set and PAL metadata).
+const AMD_NOTE_TYPES: [u32; 6] = [
+    NT_AMD_HSA_CODE_OBJECT_VERSION,
+    NT_AMD_HSA_HSAIL,
+    NT_AMD_HSA_ISA_VERSION,
+    NT_AMD_HSA_METADATA,
+    NT_AMD_HSA_ISA_NAME,
+    NT_AMD_PAL_METADATA,
+];
+
 /// One note record.
 #[derive(Debug, Clone)]
 pub struct Note<'a> {
@@ -267,15 +277,7 @@ pub fn check_set<'n, 'a>(
             ("AMD", t) => {
                 // The V2 note set; in V3+ objects LLVM writes none of these,
                 // but the ABI only deprecates them.
-                matches!(
-                    t,
-                    NT_AMD_HSA_CODE_OBJECT_VERSION
-                        | NT_AMD_HSA_HSAIL
-                        | NT_AMD_HSA_ISA_VERSION
-                        | NT_AMD_HSA_METADATA
-                        | NT_AMD_HSA_ISA_NAME
-                        | NT_AMD_PAL_METADATA
-                ) && cov == CodeObjectVersion::V2
+                AMD_NOTE_TYPES.contains(&t) && cov == CodeObjectVersion::V2
             }
             _ => false,
         };
@@ -681,15 +683,7 @@ pub fn check_v2<'n, 'a>(notes: &'n [Note<'a>], e_flags: u32, sink: &mut Sink) ->
     let mut out = V2Notes::default();
     let mut seen: Vec<u32> = Vec::new();
     for n in notes.iter().filter(|n| n.name == "AMD") {
-        let known = matches!(
-            n.n_type,
-            NT_AMD_HSA_CODE_OBJECT_VERSION
-                | NT_AMD_HSA_HSAIL
-                | NT_AMD_HSA_ISA_VERSION
-                | NT_AMD_HSA_METADATA
-                | NT_AMD_HSA_ISA_NAME
-                | NT_AMD_PAL_METADATA
-        );
+        let known = AMD_NOTE_TYPES.contains(&n.n_type);
         if !known {
             continue;
         }
