@@ -212,22 +212,62 @@ pub fn build_kernel(
     args: metadata::ArgList,
     enables: Enables,
 ) -> arbitrary::Result<Kernel> {
-    if tc.cov == CodeObjectVersion::V2 {
-        return crate::v2::build_kernel(u, cfg, tc, name, args, enables);
-    }
     let t = tc.target();
     let cov = tc.cov;
     let vgprs = kd::arbitrary_vgprs(u, cfg, t, enables.workitem_vgprs(t))?;
     let mut d = kd::arbitrary_descriptor(u, cfg, tc, enables, args.kernarg_segment_size, vgprs)?;
+    if cov == CodeObjectVersion::V2 {
+        return crate::v2::finish_kernel(u, cfg, tc, name, args, vgprs, d);
+    }
     // The stream may raise .amdhsa_next_free_sgpr, so it comes before
     // everything derived from the descriptor's SGPR count.
-    let code = match crate::smem::arbitrary_kernel_stream(u, cfg, tc, &mut d)? {
+    let code = arbitrary_code(u, cfg, tc, &mut d)?;
+    let mut meta = descriptor_metadata(name.clone(), format!("{name}.kd"), args, &d, &vgprs);
+    meta.wavefront_size = if enables.is_wave32(t) { 32 } else { 64 };
+    meta.sgpr_count = d.sgpr_count(tc).into();
+    meta.agpr_count = vgprs.agpr_count.map(u32::from);
+    meta.uses_dynamic_stack = (cov >= CodeObjectVersion::V4).then_some(d.uses_dynamic_stack);
+    meta.workgroup_processor_mode =
+        (cov >= CodeObjectVersion::V5 && t.has_wgp_mode()).then_some(d.workgroup_processor_mode);
+    metadata::arbitrary_kernel_extras(u, cfg, cov, &mut meta)?;
+    Ok(Kernel {
+        name,
+        descriptor: d,
+        metadata: meta,
+        code,
+    })
+}
+
+/// The code of a kernel with descriptor `d`: an SMEM stream when `cfg`
+/// asks for one (which may raise `.amdhsa_next_free_sgpr`), else
+/// `s_endpgm` alone.
+pub(crate) fn arbitrary_code(
+    u: &mut Unstructured<'_>,
+    cfg: &Config,
+    tc: &TargetChoice,
+    d: &mut DescriptorSpec,
+) -> arbitrary::Result<Vec<u32>> {
+    Ok(match crate::smem::arbitrary_kernel_stream(u, cfg, tc, d)? {
         Some(stream) => stream.kernel_code(),
-        None => vec![s_endpgm(t)],
-    };
-    let mut meta = KernelMeta {
-        symbol: format!("{name}.kd"),
-        name: name.clone(),
+        None => vec![s_endpgm(tc.target())],
+    })
+}
+
+/// The metadata of kernel `name` (descriptor symbol `symbol`) as its
+/// arguments, descriptor `d` and register use `vgprs` give it: sizes and
+/// the VGPR count; the keys that differ between code object versions
+/// (wave size, SGPR and AGPR counts, dynamic stack, WGP mode) are for
+/// the caller, the rest unset.
+pub(crate) fn descriptor_metadata(
+    name: String,
+    symbol: String,
+    args: metadata::ArgList,
+    d: &DescriptorSpec,
+    vgprs: &kd::VgprUse,
+) -> KernelMeta {
+    KernelMeta {
+        symbol,
+        name,
         language: None,
         language_version: None,
         args: args.args,
@@ -239,27 +279,19 @@ pub fn build_kernel(
         group_segment_fixed_size: d.group_segment_fixed_size,
         private_segment_fixed_size: d.private_segment_fixed_size,
         kernarg_segment_align: args.kernarg_segment_align,
-        wavefront_size: if enables.is_wave32(t) { 32 } else { 64 },
-        sgpr_count: d.sgpr_count(tc).into(),
+        wavefront_size: 64,
+        sgpr_count: 0,
         vgpr_count: vgprs.vgpr_count.into(),
-        agpr_count: vgprs.agpr_count.map(u32::from),
+        agpr_count: None,
         max_flat_workgroup_size: 256,
         max_num_workgroups: None,
         sgpr_spill_count: None,
         vgpr_spill_count: None,
         kind: None,
-        uses_dynamic_stack: (cov >= CodeObjectVersion::V4).then_some(d.uses_dynamic_stack),
-        workgroup_processor_mode: (cov >= CodeObjectVersion::V5 && t.has_wgp_mode())
-            .then_some(d.workgroup_processor_mode),
+        uses_dynamic_stack: None,
+        workgroup_processor_mode: None,
         uniform_work_group_size: None,
-    };
-    metadata::arbitrary_kernel_extras(u, cfg, cov, &mut meta)?;
-    Ok(Kernel {
-        name,
-        descriptor: d,
-        metadata: meta,
-        code,
-    })
+    }
 }
 
 /// Draws a valid code object: a target from `cfg`, then

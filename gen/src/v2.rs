@@ -32,8 +32,7 @@
 use crate::config::Config;
 use crate::kd::{self, DescriptorSpec};
 use crate::metadata::{self, AddressSpace, ArgList, ArgSpec, KernelMeta};
-use crate::object::{s_endpgm, CodeObject, Kernel, Rebuild};
-use crate::sgpr::Enables;
+use crate::object::{CodeObject, Kernel, Rebuild};
 use crate::target::TargetChoice;
 use arbitrary::Unstructured;
 use hsaco_oracle::kernel_code::KernelCode;
@@ -203,24 +202,22 @@ pub fn rebuild(co: &CodeObject) -> Rebuild {
     }
 }
 
-/// Builds one V2 kernel named `name` on `tc` from drawn arguments and
-/// enables: register use, descriptor and code as for V3+
-/// ([`kd::arbitrary_descriptor`], [`crate::smem::arbitrary_kernel_stream`]),
-/// then the V2 facts: the kernarg size always given (the
-/// `amd_kernel_code_t` has no "not given"), no FP16_OVFL, a drawn dynamic
-/// call stack, SCRATCH_EN when the kernel uses scratch, and the metadata
-/// keys V2 has.
-pub fn build_kernel(
+/// Finishes V2 kernel `name` on `tc` from drawn arguments, register use
+/// and descriptor (drawn as for V3+ by [`crate::object::build_kernel`]):
+/// the V2 facts (the kernarg size always given, since the
+/// `amd_kernel_code_t` has no "not given"; no FP16_OVFL; a drawn dynamic
+/// call stack; SCRATCH_EN when the kernel uses scratch), the code, and
+/// the metadata keys V2 has.
+pub(crate) fn finish_kernel(
     u: &mut Unstructured<'_>,
     cfg: &Config,
     tc: &TargetChoice,
     name: String,
     args: ArgList,
-    enables: Enables,
+    vgprs: kd::VgprUse,
+    mut d: DescriptorSpec,
 ) -> arbitrary::Result<Kernel> {
     let t = tc.target();
-    let vgprs = kd::arbitrary_vgprs(u, cfg, t, enables.workitem_vgprs(t))?;
-    let mut d = kd::arbitrary_descriptor(u, cfg, tc, enables, args.kernarg_segment_size, vgprs)?;
     d.kernarg_size = args.kernarg_segment_size;
     d.fp16_overflow = false;
     d.uses_dynamic_stack = cfg.dynamic_stack && u.ratio(1u8, 4)?;
@@ -230,42 +227,17 @@ pub fn build_kernel(
         d.enables.private_segment = true;
         d.next_free_sgpr = d.next_free_sgpr.max(d.enables.total_sgprs(t));
     }
-    let code = match crate::smem::arbitrary_kernel_stream(u, cfg, tc, &mut d)? {
-        Some(stream) => stream.kernel_code(),
-        None => vec![s_endpgm(t)],
-    };
+    let code = crate::object::arbitrary_code(u, cfg, tc, &mut d)?;
     let align = args
         .args
         .iter()
         .map(arg_align)
         .fold(args.kernarg_segment_align, u32::max);
-    let mut meta = KernelMeta {
-        symbol: format!("{name}@kd"),
-        name: name.clone(),
-        language: None,
-        language_version: None,
-        args: args.args,
-        reqd_workgroup_size: None,
-        workgroup_size_hint: None,
-        vec_type_hint: None,
-        device_enqueue_symbol: None,
-        kernarg_segment_size: args.kernarg_segment_size,
-        group_segment_fixed_size: d.group_segment_fixed_size,
-        private_segment_fixed_size: d.private_segment_fixed_size,
-        kernarg_segment_align: align,
-        wavefront_size: 64,
-        sgpr_count: sgpr_count(tc, &d).into(),
-        vgpr_count: vgprs.vgpr_count.into(),
-        agpr_count: None,
-        max_flat_workgroup_size: 256,
-        max_num_workgroups: None,
-        sgpr_spill_count: None,
-        vgpr_spill_count: None,
-        kind: None,
-        uses_dynamic_stack: Some(d.uses_dynamic_stack),
-        workgroup_processor_mode: None,
-        uniform_work_group_size: None,
-    };
+    let mut meta =
+        crate::object::descriptor_metadata(name.clone(), format!("{name}@kd"), args, &d, &vgprs);
+    meta.kernarg_segment_align = align;
+    meta.sgpr_count = sgpr_count(tc, &d).into();
+    meta.uses_dynamic_stack = Some(d.uses_dynamic_stack);
     metadata::arbitrary_kernel_extras(u, cfg, CodeObjectVersion::V2, &mut meta)?;
     // V2 metadata has no keys for these.
     meta.max_num_workgroups = None;
@@ -671,21 +643,7 @@ mod tests {
 
     #[test]
     fn arg_aligns_place_args_at_their_offsets() {
-        let mk = |size: u32, offset: u32| ArgSpec {
-            name: None,
-            type_name: None,
-            size,
-            offset,
-            kind: ValueKind::ByValue,
-            pointee_align: None,
-            address_space: None,
-            access: None,
-            actual_access: None,
-            is_const: None,
-            is_restrict: None,
-            is_volatile: None,
-            is_pipe: None,
-        };
+        let mk = |size: u32, offset: u32| ArgSpec::new(ValueKind::ByValue, offset, size);
         assert_eq!(arg_align(&mk(8, 0)), 8);
         assert_eq!(arg_align(&mk(4, 20)), 4);
         assert_eq!(arg_align(&mk(3, 5)), 1);

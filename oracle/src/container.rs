@@ -18,6 +18,7 @@
 
 use crate::ccob;
 use crate::elf;
+use crate::elf::raw::{at, from_bytes, ProgramHeader, SectionHeader, LE};
 
 /// Magic at the start of an uncompressed offload bundle.
 pub const BUNDLE_MAGIC: &[u8; 24] = b"__CLANG_OFFLOAD_BUNDLE__";
@@ -66,7 +67,7 @@ pub fn kind(d: &[u8]) -> Kind {
     } else if d.starts_with(COMPRESSED_BUNDLE_MAGIC) {
         Kind::CompressedBundle
     } else if elf::has_magic(d) {
-        if d.len() >= 20 && elf::le_u16(d, 18) == Some(elf::EM_AMDGPU) {
+        if elf::le_u16(d, at::MACHINE) == Some(elf::EM_AMDGPU) {
             Kind::CodeObject
         } else {
             Kind::HostElf
@@ -436,23 +437,19 @@ fn embedded_image(d: &[u8]) -> Embedded {
         table_end(h.phoff, h.phnum, elf::PHDR_SIZE)
     };
     let magic_len = 4;
-    if sh_end > len {
-        return Embedded::Broken(
-            format!(
-                "its section header table ({} entries at +{:#x}) runs past the end of the section ({len} bytes from the image)",
-                h.shnum, h.shoff
-            ),
-            magic_len,
-        );
-    }
-    if ph_end > len {
-        return Embedded::Broken(
-            format!(
-                "its program header table ({} entries at +{:#x}) runs past the end of the section ({len} bytes from the image)",
-                h.phnum, h.phoff
-            ),
-            magic_len,
-        );
+    let bounds = [
+        ("section", sh_end, h.shnum, h.shoff),
+        ("program", ph_end, h.phnum, h.phoff),
+    ];
+    for (kind, end, n, off) in bounds {
+        if end > len {
+            return Embedded::Broken(
+                format!(
+                    "its {kind} header table ({n} entries at +{off:#x}) runs past the end of the section ({len} bytes from the image)"
+                ),
+                magic_len,
+            );
+        }
     }
     // Both tables lie in `d`, so the loops below read at most their bytes,
     // and the scan resumes after them whatever the verdict.
@@ -461,13 +458,10 @@ fn embedded_image(d: &[u8]) -> Embedded {
     let shoff = h.shoff as usize;
     for i in 0..usize::from(h.shnum) {
         let s = shoff + i * elf::SHDR_SIZE;
-        let (Some(ty), Some(off), Some(size)) = (
-            elf::le_u32(d, s + 4),
-            elf::le_u64(d, s + 24),
-            elf::le_u64(d, s + 32),
-        ) else {
+        let Some((sh, _)) = d.get(s..).and_then(|b| from_bytes::<SectionHeader>(b).ok()) else {
             break;
         };
+        let (ty, off, size) = (sh.sh_type.get(LE), sh.sh_offset.get(LE), sh.sh_size.get(LE));
         if ty == elf::SHT_NOBITS || size == 0 {
             continue;
         }
@@ -483,9 +477,10 @@ fn embedded_image(d: &[u8]) -> Embedded {
     let phoff = h.phoff as usize;
     for i in 0..usize::from(h.phnum) {
         let p = phoff + i * elf::PHDR_SIZE;
-        let (Some(off), Some(size)) = (elf::le_u64(d, p + 8), elf::le_u64(d, p + 32)) else {
+        let Some((ph, _)) = d.get(p..).and_then(|b| from_bytes::<ProgramHeader>(b).ok()) else {
             break;
         };
+        let (off, size) = (ph.p_offset.get(LE), ph.p_filesz.get(LE));
         let e = off.saturating_add(size);
         if size != 0 && e > len {
             return Embedded::Broken(

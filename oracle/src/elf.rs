@@ -5,7 +5,7 @@
 //! Sources: amdgpu-usage.rst "ELF Code Object" / "Header" / "Sections";
 //! NOTES.md "ELF header"; LLVM `llvm/include/llvm/BinaryFormat/ELF.h`.
 
-use crate::rules::Sink;
+use crate::rules::{Rule, Sink};
 use crate::targets::{self, CodeObjectVersion, Generation, Target};
 use serde::Serialize;
 
@@ -93,55 +93,18 @@ crate::declare_rules! {
         "amdgpu-usage.rst: ELF Code Object (lld produces a loadable shared object)");
 }
 
-/// `EM_AMDGPU`.
-pub const EM_AMDGPU: u16 = 224;
-/// `ELFOSABI_AMDGPU_HSA`.
-pub const ELFOSABI_AMDGPU_HSA: u8 = 64;
-/// `ELFOSABI_AMDGPU_PAL`.
-pub const ELFOSABI_AMDGPU_PAL: u8 = 65;
-/// `ELFOSABI_AMDGPU_MESA3D`.
-pub const ELFOSABI_AMDGPU_MESA3D: u8 = 66;
-/// `ELFCLASS64` (`EI_CLASS`).
-pub const ELFCLASS64: u8 = 2;
-/// `ELFDATA2LSB` (`EI_DATA`): little-endian.
-pub const ELFDATA2LSB: u8 = 1;
-/// `EV_CURRENT` (`EI_VERSION` and `e_version`).
-pub const EV_CURRENT: u8 = 1;
-/// `ET_REL`.
-pub const ET_REL: u16 = 1;
-/// `ET_DYN`.
-pub const ET_DYN: u16 = 3;
-/// `SHT_PROGBITS`.
-pub const SHT_PROGBITS: u32 = 1;
-/// `SHT_SYMTAB`.
-pub const SHT_SYMTAB: u32 = 2;
-/// `SHT_STRTAB`.
-pub const SHT_STRTAB: u32 = 3;
-/// `SHT_RELA`.
-pub const SHT_RELA: u32 = 4;
-/// `SHT_NOTE`.
-pub const SHT_NOTE: u32 = 7;
-/// `SHT_NOBITS`.
-pub const SHT_NOBITS: u32 = 8;
-/// `SHT_DYNSYM`.
-pub const SHT_DYNSYM: u32 = 11;
-/// `SHF_WRITE`.
-pub const SHF_WRITE: u64 = 1;
-/// `SHF_ALLOC`.
-pub const SHF_ALLOC: u64 = 2;
-/// `SHF_EXECINSTR`.
-pub const SHF_EXECINSTR: u64 = 4;
-/// `PT_LOAD`.
-pub const PT_LOAD: u32 = 1;
-/// `PT_NOTE`.
-pub const PT_NOTE: u32 = 4;
+pub mod raw;
 
-/// Size of an ELF64 file header.
-pub const EHDR_SIZE: usize = 64;
-/// Size of an ELF64 program header.
-pub const PHDR_SIZE: usize = 56;
-/// Size of an ELF64 section header.
-pub const SHDR_SIZE: usize = 64;
+// The constants other modules and crates name through `elf::` (one
+// declaration each, in `raw`: the `object` crate's or, for AMDGPU values
+// it lacks, ours).
+use raw::{at, from_bytes, FileHeader, ProgramHeader, SectionHeader, LE};
+pub use raw::{
+    EHDR_SIZE, ELFCLASS64, ELFDATA2LSB, ELFOSABI_AMDGPU_HSA, ELFOSABI_AMDGPU_MESA3D,
+    ELFOSABI_AMDGPU_PAL, EM_AMDGPU, ET_DYN, ET_REL, EV_CURRENT, PHDR_SIZE, PT_LOAD, PT_NOTE,
+    SHDR_SIZE, SHF_ALLOC, SHF_EXECINSTR, SHF_WRITE, SHT_DYNSYM, SHT_NOBITS, SHT_NOTE, SHT_PROGBITS,
+    SHT_RELA, SHT_STRTAB, SHT_SYMTAB,
+};
 
 /// Reads a little-endian `u16` at `off`, or `None` past the end.
 pub fn le_u16(d: &[u8], off: usize) -> Option<u16> {
@@ -307,28 +270,27 @@ pub fn has_magic(d: &[u8]) -> bool {
 
 /// Reads a header without checking it; `None` if the file is too short.
 pub fn read_header(d: &[u8]) -> Option<Header> {
-    if d.len() < EHDR_SIZE {
-        return None;
-    }
+    let (h, _) = from_bytes::<FileHeader>(d).ok()?;
+    let id = &h.e_ident;
     Some(Header {
-        class: d[4],
-        data: d[5],
-        ident_version: d[6],
-        osabi: d[7],
-        abi_version: d[8],
-        e_type: le_u16(d, 16)?,
-        machine: le_u16(d, 18)?,
-        version: le_u32(d, 20)?,
-        entry: le_u64(d, 24)?,
-        phoff: le_u64(d, 32)?,
-        shoff: le_u64(d, 40)?,
-        flags: le_u32(d, 48)?,
-        ehsize: le_u16(d, 52)?,
-        phentsize: le_u16(d, 54)?,
-        phnum: le_u16(d, 56)?,
-        shentsize: le_u16(d, 58)?,
-        shnum: le_u16(d, 60)?,
-        shstrndx: le_u16(d, 62)?,
+        class: id.class,
+        data: id.data,
+        ident_version: id.version,
+        osabi: id.os_abi,
+        abi_version: id.abi_version,
+        e_type: h.e_type.get(LE),
+        machine: h.e_machine.get(LE),
+        version: h.e_version.get(LE),
+        entry: h.e_entry.get(LE),
+        phoff: h.e_phoff.get(LE),
+        shoff: h.e_shoff.get(LE),
+        flags: h.e_flags.get(LE),
+        ehsize: h.e_ehsize.get(LE),
+        phentsize: h.e_phentsize.get(LE),
+        phnum: h.e_phnum.get(LE),
+        shentsize: h.e_shentsize.get(LE),
+        shnum: h.e_shnum.get(LE),
+        shstrndx: h.e_shstrndx.get(LE),
     })
 }
 
@@ -346,26 +308,25 @@ pub fn read_sections(d: &[u8], h: &Header) -> Vec<Section> {
         else {
             break;
         };
-        let Some(b) = range(d, off, SHDR_SIZE as u64) else {
+        let Some((s, _)) =
+            range(d, off, SHDR_SIZE as u64).and_then(|b| from_bytes::<SectionHeader>(b).ok())
+        else {
             break;
         };
-        let g32 = |o| le_u32(b, o).unwrap_or(0);
-        let g64 = |o| le_u64(b, o).unwrap_or(0);
         out.push(Section {
             index: i,
-            name: String::new(),
-            sh_type: g32(4),
-            flags: g64(8),
-            addr: g64(16),
-            offset: g64(24),
-            size: g64(32),
-            link: g32(40),
-            info: g32(44),
-            addralign: g64(48),
-            entsize: g64(56),
+            // The raw name offset, until names are resolved.
+            name: s.sh_name.get(LE).to_string(),
+            sh_type: s.sh_type.get(LE),
+            flags: s.sh_flags.get(LE),
+            addr: s.sh_addr.get(LE),
+            offset: s.sh_offset.get(LE),
+            size: s.sh_size.get(LE),
+            link: s.sh_link.get(LE),
+            info: s.sh_info.get(LE),
+            addralign: s.sh_addralign.get(LE),
+            entsize: s.sh_entsize.get(LE),
         });
-        // Remember the raw name offset in `name` until names are resolved.
-        out.last_mut().expect("just pushed").name = g32(0).to_string();
     }
     resolve_names(d, h, &mut out);
     out
@@ -390,6 +351,34 @@ fn resolve_names(d: &[u8], h: &Header, secs: &mut [Section]) -> bool {
         };
     }
     ok
+}
+
+/// Whether a header table is there to read: (kind, where the header
+/// says where it is, its offset, entries, entry size) with entries of
+/// the size `entsize` says and inside the file; reports `rule` if it
+/// runs past the end.
+fn table_fits(
+    d: &[u8],
+    sink: &mut Sink,
+    rule: &'static Rule,
+    entsize: u16,
+    (kind, at, off, n, size): (&str, usize, u64, u16, usize),
+) -> bool {
+    if n == 0 || usize::from(entsize) != size {
+        return false;
+    }
+    if range(d, off, u64::from(n) * size as u64).is_none() {
+        sink.report_at(
+            rule,
+            at as u64,
+            format!(
+                "{kind} header table at {off:#x} with {n} entries ends past the end of the {}-byte file",
+                d.len()
+            ),
+        );
+        return false;
+    }
+    true
 }
 
 /// Reads the NUL-terminated string at `off` in `table` (lossy UTF-8 is not
@@ -420,37 +409,23 @@ impl<'a> Elf<'a> {
             );
             return None;
         };
-        if h.class != ELFCLASS64 {
-            sink.report_at(
-                &IDENT_CLASS,
-                4,
-                format!("EI_CLASS is {}, expected 2 (ELFCLASS64)", h.class),
-            );
+        // The fields without which nothing else can be read: (rule,
+        // offset, field, value, expected, the expected value's name).
+        #[rustfmt::skip]
+        let fatal: [(&'static Rule, usize, &str, u64, u64, &str); 3] = [
+            (&IDENT_CLASS, at::CLASS, "EI_CLASS", h.class.into(), ELFCLASS64.into(), " (ELFCLASS64)"),
+            (&IDENT_DATA, at::DATA, "EI_DATA", h.data.into(), ELFDATA2LSB.into(), " (ELFDATA2LSB)"),
+            (&MACHINE, at::MACHINE, "e_machine", h.machine.into(), EM_AMDGPU.into(), " (EM_AMDGPU)"),
+        ];
+        if !fatal
+            .into_iter()
+            .all(|(rule, at, field, is, want, name)| expect(sink, rule, at, field, is, want, name))
+        {
             return None;
         }
-        if h.data != ELFDATA2LSB {
-            sink.report_at(
-                &IDENT_DATA,
-                5,
-                format!("EI_DATA is {}, expected 1 (ELFDATA2LSB)", h.data),
-            );
-            return None;
-        }
-        if h.machine != EM_AMDGPU {
-            sink.report_at(
-                &MACHINE,
-                18,
-                format!("e_machine is {}, expected 224 (EM_AMDGPU)", h.machine),
-            );
-            return None;
-        }
-        if h.ident_version != EV_CURRENT {
-            sink.report_at(
-                &IDENT_VERSION,
-                6,
-                format!("EI_VERSION is {}, expected 1", h.ident_version),
-            );
-        }
+        let ev = u64::from(EV_CURRENT);
+        #[rustfmt::skip]
+        let _ = expect(sink, &IDENT_VERSION, at::IDENT_VERSION, "EI_VERSION", h.ident_version.into(), ev, "");
         let mut cov = None;
         match h.osabi {
             ELFOSABI_AMDGPU_HSA => {
@@ -458,7 +433,7 @@ impl<'a> Elf<'a> {
                 if cov.is_none() {
                     sink.report_at(
                         &IDENT_ABI_VERSION,
-                        8,
+                        at::ABI_VERSION as u64,
                         format!(
                             "EI_ABIVERSION is {}, which names no HSA code object version (0-4 are V2-V6)",
                             h.abi_version
@@ -475,34 +450,34 @@ impl<'a> Elf<'a> {
                 };
                 sink.report_at(
                     &IDENT_OSABI,
-                    7,
+                    at::OSABI as u64,
                     format!("EI_OSABI is {other} ({what}), expected 64 (ELFOSABI_AMDGPU_HSA); HSA rules are not checked"),
                 );
             }
         }
-        if let Some(i) = d[9..16].iter().position(|&b| b != 0) {
+        if let Some(i) = d[at::PAD..at::TYPE].iter().position(|&b| b != 0) {
+            let i = at::PAD + i;
             sink.report_at(
                 &IDENT_PAD,
-                9 + i as u64,
-                format!("e_ident[{}] is {:#x}, expected 0", 9 + i, d[9 + i]),
+                i as u64,
+                format!("e_ident[{i}] is {:#x}, expected 0", d[i]),
             );
         }
         if h.e_type != ET_REL && h.e_type != ET_DYN {
             sink.report_at(
                 &TYPE,
-                16,
+                at::TYPE as u64,
                 format!("e_type is {}, expected 1 (ET_REL) or 3 (ET_DYN)", h.e_type),
             );
         }
-        if h.version != u32::from(EV_CURRENT) {
-            sink.report_at(
-                &VERSION,
-                20,
-                format!("e_version is {}, expected 1", h.version),
-            );
-        }
+        #[rustfmt::skip]
+        let _ = expect(sink, &VERSION, at::VERSION, "e_version", h.version.into(), ev, "");
         if h.entry != 0 {
-            sink.report_at(&ENTRY, 24, format!("e_entry is {:#x}, expected 0", h.entry));
+            sink.report_at(
+                &ENTRY,
+                at::ENTRY as u64,
+                format!("e_entry is {:#x}, expected 0", h.entry),
+            );
         }
         let mut sizes = Vec::new();
         if h.ehsize as usize != EHDR_SIZE {
@@ -515,7 +490,7 @@ impl<'a> Elf<'a> {
             sizes.push(format!("e_shentsize is {}, expected 64", h.shentsize));
         }
         if !sizes.is_empty() {
-            sink.report_at(&HEADER_SIZES, 52, sizes.join("; "));
+            sink.report_at(&HEADER_SIZES, at::EHSIZE as u64, sizes.join("; "));
         }
 
         let target = cov.and_then(|cov| check_e_flags(h.flags, cov, sink));
@@ -535,36 +510,25 @@ impl<'a> Elf<'a> {
 
     fn read_segments(d: &[u8], h: &Header, sink: &mut Sink) -> Vec<Segment> {
         let mut out = Vec::new();
-        if h.phnum == 0 || h.phentsize as usize != PHDR_SIZE {
-            return out;
-        }
-        let table_len = h.phnum as u64 * PHDR_SIZE as u64;
-        if range(d, h.phoff, table_len).is_none() {
-            sink.report_at(
-                &PHDR_BOUNDS,
-                32,
-                format!(
-                    "program header table at {:#x} with {} entries ends past the end of the {}-byte file",
-                    h.phoff,
-                    h.phnum,
-                    d.len()
-                ),
-            );
+        let table = ("program", at::PHOFF, h.phoff, h.phnum, PHDR_SIZE);
+        if !table_fits(d, sink, &PHDR_BOUNDS, h.phentsize, table) {
             return out;
         }
         for i in 0..h.phnum as u64 {
             let off = h.phoff + i * PHDR_SIZE as u64;
-            let Some(b) = range(d, off, PHDR_SIZE as u64) else {
+            let Some((p, _)) =
+                range(d, off, PHDR_SIZE as u64).and_then(|b| from_bytes::<ProgramHeader>(b).ok())
+            else {
                 break;
             };
             let s = Segment {
-                p_type: le_u32(b, 0).unwrap_or(0),
-                flags: le_u32(b, 4).unwrap_or(0),
-                offset: le_u64(b, 8).unwrap_or(0),
-                vaddr: le_u64(b, 16).unwrap_or(0),
-                filesz: le_u64(b, 32).unwrap_or(0),
-                memsz: le_u64(b, 40).unwrap_or(0),
-                align: le_u64(b, 48).unwrap_or(0),
+                p_type: p.p_type.get(LE),
+                flags: p.p_flags.get(LE),
+                offset: p.p_offset.get(LE),
+                vaddr: p.p_vaddr.get(LE),
+                filesz: p.p_filesz.get(LE),
+                memsz: p.p_memsz.get(LE),
+                align: p.p_align.get(LE),
             };
             if range(d, s.offset, s.filesz).is_none() {
                 sink.report_at(
@@ -612,21 +576,8 @@ impl<'a> Elf<'a> {
     }
 
     fn read_checked_sections(d: &[u8], h: &Header, sink: &mut Sink) -> Vec<Section> {
-        if h.shnum == 0 || h.shentsize as usize != SHDR_SIZE {
-            return Vec::new();
-        }
-        let table_len = h.shnum as u64 * SHDR_SIZE as u64;
-        if range(d, h.shoff, table_len).is_none() {
-            sink.report_at(
-                &SHDR_BOUNDS,
-                40,
-                format!(
-                    "section header table at {:#x} with {} entries ends past the end of the {}-byte file",
-                    h.shoff,
-                    h.shnum,
-                    d.len()
-                ),
-            );
+        let table = ("section", at::SHOFF, h.shoff, h.shnum, SHDR_SIZE);
+        if !table_fits(d, sink, &SHDR_BOUNDS, h.shentsize, table) {
             return Vec::new();
         }
         let mut secs = read_sections(d, h);
@@ -636,7 +587,7 @@ impl<'a> Elf<'a> {
         if !names_ok {
             sink.report_at(
                 &SHSTRNDX,
-                62,
+                at::SHSTRNDX as u64,
                 format!(
                     "e_shstrndx {} does not name a SHT_STRTAB section with its bytes inside the file",
                     h.shstrndx
@@ -745,6 +696,30 @@ impl<'a> Elf<'a> {
     }
 }
 
+/// Reports `rule` at header offset `at` unless header field `field` is
+/// `want` (named `name` in the message); true if it is.
+fn expect(
+    sink: &mut Sink,
+    rule: &'static Rule,
+    at: usize,
+    field: &str,
+    is: u64,
+    want: u64,
+    name: &str,
+) -> bool {
+    if is != want {
+        sink.report_at(
+            rule,
+            at as u64,
+            format!("{field} is {is}, expected {want}{name}"),
+        );
+    }
+    is == want
+}
+
+/// Where the `e_flags` rules point.
+const FLAGS_AT: u64 = at::FLAGS as u64;
+
 /// Checks `e_flags` for the given code object version; returns the target
 /// when the mach value names a known amdgcn processor.
 pub fn check_e_flags(
@@ -759,7 +734,7 @@ pub fn check_e_flags(
             if let Some(name) = targets::unmodelled_mach(mach) {
                 sink.report_at(
                     &E_FLAGS_MACH_UNMODELLED,
-                    48,
+                    FLAGS_AT,
                     format!("EF_AMDGPU_MACH {mach:#04x} is {name}, a processor newer than this checker's table; target-specific rules were not checked"),
                 );
                 return None;
@@ -769,13 +744,13 @@ pub fn check_e_flags(
             } else {
                 format!("{mach:#04x} is reserved or unknown")
             };
-            sink.report_at(&E_FLAGS_MACH, 48, format!("EF_AMDGPU_MACH {why}"));
+            sink.report_at(&E_FLAGS_MACH, FLAGS_AT, format!("EF_AMDGPU_MACH {why}"));
             return None;
         }
         Some(t) if !t.hsa || t.generation == Generation::R600 => {
             sink.report_at(
                 &E_FLAGS_MACH,
-                48,
+                FLAGS_AT,
                 format!(
                     "EF_AMDGPU_MACH {mach:#04x} is {}, an r600-era processor that HSA cannot run",
                     t.name
@@ -787,7 +762,7 @@ pub fn check_e_flags(
             if let Some(removed) = t.llvm_removed {
                 sink.report_at(
                     &E_FLAGS_MACH_RETIRED,
-                    48,
+                    FLAGS_AT,
                     format!(
                         "EF_AMDGPU_MACH {mach:#04x} is {}, which LLVM {}-{} build but LLVM {removed} and later reject",
                         t.name,
@@ -803,77 +778,61 @@ pub fn check_e_flags(
     if flags & !defined != 0 {
         sink.report_at(
             &E_FLAGS_RESERVED,
-            48,
+            FLAGS_AT,
             format!(
                 "e_flags {flags:#010x} sets bits {:#010x} that code object {cov} does not define",
                 flags & !defined
             ),
         );
     }
+    // The feature fields: (rule, the V2/V3 bit, the V4+ field's shift,
+    // name, whether the processor has the feature).
+    let features: [(&'static Rule, u32, u32, &str, bool); 2] = [
+        (&E_FLAGS_XNACK, 0x100, 8, "xnack", t.xnack),
+        (&E_FLAGS_SRAMECC, 0x200, 10, "sramecc", t.sramecc),
+    ];
     match cov {
         CodeObjectVersion::V2 | CodeObjectVersion::V3 => {
-            if flags & 0x100 != 0 && !t.xnack {
-                sink.report_at(
-                    &E_FLAGS_XNACK,
-                    48,
-                    format!("EF_AMDGPU_XNACK (0x100) is set but {} has no xnack", t.name),
-                );
-            }
-            if flags & 0x200 != 0 && !t.sramecc {
-                sink.report_at(
-                    &E_FLAGS_SRAMECC,
-                    48,
-                    format!(
-                        "EF_AMDGPU_SRAMECC (0x200) is set but {} has no sramecc",
-                        t.name
-                    ),
-                );
+            // One bit each: set means on.
+            for (rule, bit, _, name, has) in features {
+                if flags & bit != 0 && !has {
+                    let what = name.to_uppercase();
+                    sink.report_at(
+                        rule,
+                        FLAGS_AT,
+                        format!(
+                            "EF_AMDGPU_{what} ({bit:#x}) is set but {} has no {name}",
+                            t.name
+                        ),
+                    );
+                }
             }
         }
         _ => {
-            let x = (flags >> 8) & 3;
-            let s = (flags >> 10) & 3;
+            // Two bits each: unsupported, any, off, on.
             const NAMES: [&str; 4] = ["unsupported", "any", "off", "on"];
-            if (x == 0) == t.xnack {
-                let want = if t.xnack {
-                    "any, off or on"
-                } else {
-                    "unsupported"
-                };
-                sink.report_at(
-                    &E_FLAGS_XNACK,
-                    48,
-                    format!(
-                        "xnack field is {} ({:#x}) but {} needs {want}",
-                        NAMES[x as usize],
-                        x << 8,
-                        t.name
-                    ),
-                );
-            }
-            if (s == 0) == t.sramecc {
-                let want = if t.sramecc {
-                    "any, off or on"
-                } else {
-                    "unsupported"
-                };
-                sink.report_at(
-                    &E_FLAGS_SRAMECC,
-                    48,
-                    format!(
-                        "sramecc field is {} ({:#x}) but {} needs {want}",
-                        NAMES[s as usize],
-                        s << 10,
-                        t.name
-                    ),
-                );
+            for (rule, _, shift, name, has) in features {
+                let v = (flags >> shift) & 3;
+                if (v == 0) == has {
+                    let want = if has { "any, off or on" } else { "unsupported" };
+                    sink.report_at(
+                        rule,
+                        FLAGS_AT,
+                        format!(
+                            "{name} field is {} ({:#x}) but {} needs {want}",
+                            NAMES[v as usize],
+                            v << shift,
+                            t.name
+                        ),
+                    );
+                }
             }
         }
     }
     if t.is_generic && cov < CodeObjectVersion::V6 {
         sink.report_at(
             &GENERIC_NEEDS_V6,
-            8,
+            at::ABI_VERSION as u64,
             format!(
                 "{} is a generic target, which needs code object V6; this is {cov}",
                 t.name
@@ -885,13 +844,13 @@ pub fn check_e_flags(
         if t.is_generic && gv == 0 {
             sink.report_at(
                 &E_FLAGS_GENERIC_VERSION,
-                48,
+                FLAGS_AT,
                 format!("{} is a generic target but EF_AMDGPU_GENERIC_VERSION is 0 (must be at least 1)", t.name),
             );
         } else if !t.is_generic && gv != 0 {
             sink.report_at(
                 &E_FLAGS_GENERIC_VERSION,
-                48,
+                FLAGS_AT,
                 format!(
                     "{} is not a generic target but EF_AMDGPU_GENERIC_VERSION is {gv} (must be 0)",
                     t.name

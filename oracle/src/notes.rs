@@ -12,6 +12,7 @@
 //! was checked with `llc-14 --amdhsa-code-object-version=2` for every
 //! processor it accepts (see [`v2_isa_version`]).
 
+use crate::elf::raw::{from_bytes, NoteHeader, LE, NHDR_SIZE};
 use crate::elf::{self, Elf, SHT_NOTE};
 use crate::rules::Sink;
 use crate::targets::{self, CodeObjectVersion, FeatureSetting, Generation, Target, TargetId};
@@ -82,20 +83,21 @@ crate::declare_rules! {
         "llvm/tools/llvm-readobj/ELFDumper.cpp (getAMDNote); llvm/lib/Target/AMDGPU/Utils/AMDGPUPALMetadata.cpp (setFromLegacyBlob)");
 }
 
-/// `NT_AMDGPU_METADATA`: MessagePack metadata (code object V3+).
-pub const NT_AMDGPU_METADATA: u32 = 32;
-/// `NT_AMD_HSA_CODE_OBJECT_VERSION` (V2, owner "AMD").
-pub const NT_AMD_HSA_CODE_OBJECT_VERSION: u32 = 1;
-/// `NT_AMD_HSA_HSAIL` (V2, owner "AMD").
-pub const NT_AMD_HSA_HSAIL: u32 = 2;
-/// `NT_AMD_HSA_ISA_VERSION` (V2, owner "AMD").
-pub const NT_AMD_HSA_ISA_VERSION: u32 = 3;
-/// `NT_AMD_HSA_METADATA`: YAML metadata (V2, owner "AMD").
-pub const NT_AMD_HSA_METADATA: u32 = 10;
-/// `NT_AMD_HSA_ISA_NAME` (V2, owner "AMD").
-pub const NT_AMD_HSA_ISA_NAME: u32 = 11;
-/// `NT_AMD_PAL_METADATA` (owner "AMD").
-pub const NT_AMD_PAL_METADATA: u32 = 12;
+// The note types, declared once in the ELF layout layer.
+pub use crate::elf::raw::{
+    NT_AMDGPU_METADATA, NT_AMD_HSA_CODE_OBJECT_VERSION, NT_AMD_HSA_HSAIL, NT_AMD_HSA_ISA_NAME,
+    NT_AMD_HSA_ISA_VERSION, NT_AMD_HSA_METADATA, NT_AMD_PAL_METADATA,
+};
+
+/// The note types of owner "AMD" (the V2 set and PAL metadata).
+const AMD_NOTE_TYPES: [u32; 6] = [
+    NT_AMD_HSA_CODE_OBJECT_VERSION,
+    NT_AMD_HSA_HSAIL,
+    NT_AMD_HSA_ISA_VERSION,
+    NT_AMD_HSA_METADATA,
+    NT_AMD_HSA_ISA_NAME,
+    NT_AMD_PAL_METADATA,
+];
 
 /// One note record.
 #[derive(Debug, Clone)]
@@ -162,6 +164,13 @@ fn align_up(v: usize, a: usize) -> Option<usize> {
     v.checked_add(a - 1).map(|x| x & !(a - 1))
 }
 
+/// `n_namesz`, `n_descsz` and `n_type` of the note header at `pos`, or
+/// `None` when fewer than 12 bytes are left.
+fn note_header(bytes: &[u8], pos: usize) -> Option<(u32, u32, u32)> {
+    let (h, _) = from_bytes::<NoteHeader>(bytes.get(pos..)?).ok()?;
+    Some((h.n_namesz.get(LE), h.n_descsz.get(LE), h.n_type.get(LE)))
+}
+
 fn read_area<'a>(
     bytes: &'a [u8],
     base: u64,
@@ -173,11 +182,7 @@ fn read_area<'a>(
     let mut pos = 0usize;
     while pos < bytes.len() {
         let at = base + pos as u64;
-        let (Some(namesz), Some(descsz), Some(n_type)) = (
-            elf::le_u32(bytes, pos),
-            elf::le_u32(bytes, pos + 4),
-            elf::le_u32(bytes, pos + 8),
-        ) else {
+        let Some((namesz, descsz, n_type)) = note_header(bytes, pos) else {
             sink.report_at(
                 &TRUNCATED,
                 at,
@@ -188,7 +193,7 @@ fn read_area<'a>(
             );
             return;
         };
-        let name_start = pos + 12;
+        let name_start = pos + NHDR_SIZE;
         let name_end = name_start.checked_add(namesz as usize);
         let desc_start = name_end.and_then(|e| align_up(e, align));
         let desc_end = desc_start.and_then(|s| s.checked_add(descsz as usize));
@@ -272,15 +277,7 @@ pub fn check_set<'n, 'a>(
             ("AMD", t) => {
                 // The V2 note set; in V3+ objects LLVM writes none of these,
                 // but the ABI only deprecates them.
-                matches!(
-                    t,
-                    NT_AMD_HSA_CODE_OBJECT_VERSION
-                        | NT_AMD_HSA_HSAIL
-                        | NT_AMD_HSA_ISA_VERSION
-                        | NT_AMD_HSA_METADATA
-                        | NT_AMD_HSA_ISA_NAME
-                        | NT_AMD_PAL_METADATA
-                ) && cov == CodeObjectVersion::V2
+                AMD_NOTE_TYPES.contains(&t) && cov == CodeObjectVersion::V2
             }
             _ => false,
         };
@@ -328,15 +325,11 @@ pub fn code_object_v1(d: &[u8]) -> Option<u64> {
     {
         let bytes = s.data(d)?;
         let mut pos = 0usize;
-        while let (Some(namesz), Some(descsz), Some(n_type)) = (
-            elf::le_u32(bytes, pos),
-            elf::le_u32(bytes, pos + 4),
-            elf::le_u32(bytes, pos + 8),
-        ) {
-            let name_end = (pos + 12).checked_add(namesz as usize)?;
+        while let Some((namesz, descsz, n_type)) = note_header(bytes, pos) {
+            let name_end = (pos + NHDR_SIZE).checked_add(namesz as usize)?;
             let desc_start = align_up(name_end, 4)?;
             let desc_end = desc_start.checked_add(descsz as usize)?;
-            let name = bytes.get(pos + 12..name_end)?;
+            let name = bytes.get(pos + NHDR_SIZE..name_end)?;
             let desc = bytes.get(desc_start..desc_end)?;
             if name == b"AMD\0" && n_type == NT_AMD_HSA_CODE_OBJECT_VERSION {
                 return (CodeObjectVersionNote::parse(desc).ok()?.major == 1)
@@ -690,15 +683,7 @@ pub fn check_v2<'n, 'a>(notes: &'n [Note<'a>], e_flags: u32, sink: &mut Sink) ->
     let mut out = V2Notes::default();
     let mut seen: Vec<u32> = Vec::new();
     for n in notes.iter().filter(|n| n.name == "AMD") {
-        let known = matches!(
-            n.n_type,
-            NT_AMD_HSA_CODE_OBJECT_VERSION
-                | NT_AMD_HSA_HSAIL
-                | NT_AMD_HSA_ISA_VERSION
-                | NT_AMD_HSA_METADATA
-                | NT_AMD_HSA_ISA_NAME
-                | NT_AMD_PAL_METADATA
-        );
+        let known = AMD_NOTE_TYPES.contains(&n.n_type);
         if !known {
             continue;
         }
@@ -1134,13 +1119,9 @@ mod tests {
         ]
     }
 
-    #[test]
-    fn v2_base_is_clean_and_decoded() {
-        let raw = base();
-        let sink = run(&raw, E_FLAGS);
-        assert!(sink.violations.is_empty(), "{:#?}", sink.violations);
-        let notes: Vec<Note> = raw
-            .iter()
+    /// The notes of `raw` (name, type, description), at offset 0.
+    fn notes_of(raw: &[(String, u32, Vec<u8>)]) -> Vec<Note<'_>> {
+        raw.iter()
             .map(|(name, t, desc)| Note {
                 name: name.clone(),
                 n_type: *t,
@@ -1148,7 +1129,15 @@ mod tests {
                 offset: 0,
                 desc_offset: 0,
             })
-            .collect();
+            .collect()
+    }
+
+    #[test]
+    fn v2_base_is_clean_and_decoded() {
+        let raw = base();
+        let sink = run(&raw, E_FLAGS);
+        assert!(sink.violations.is_empty(), "{:#?}", sink.violations);
+        let notes = notes_of(&raw);
         let mut sink = Sink::new();
         let v2 = check_v2(&notes, E_FLAGS, &mut sink);
         assert_eq!(
@@ -1172,16 +1161,7 @@ mod tests {
         let mut pal = pair(0x2c01, 5);
         pal.extend(pair(0x2c02, 7));
         raw.push(("AMD".into(), NT_AMD_PAL_METADATA, pal));
-        let notes: Vec<Note> = raw
-            .iter()
-            .map(|(name, t, desc)| Note {
-                name: name.clone(),
-                n_type: *t,
-                desc,
-                offset: 0,
-                desc_offset: 0,
-            })
-            .collect();
+        let notes = notes_of(&raw);
         let mut sink = Sink::new();
         let v2 = check_v2(&notes, E_FLAGS, &mut sink);
         assert!(sink.violations.is_empty(), "{:#?}", sink.violations);

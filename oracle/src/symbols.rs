@@ -10,6 +10,7 @@
 //! the kernel symbol's value is the address of its `amd_kernel_code_t` in
 //! `.text`, and its size covers the structure and the code after it).
 
+use crate::elf::raw::{self, from_bytes, LE};
 use crate::elf::{self, Elf, Section, ET_REL, SHT_DYNSYM, SHT_RELA, SHT_SYMTAB};
 use crate::fasthash::FastHash;
 use crate::rules::Sink;
@@ -76,17 +77,12 @@ crate::declare_rules! {
         "amdgpu-usage.rst: Code Object V2 Metadata (Kernels); llc-14 --amdhsa-code-object-version=2");
 }
 
-/// `STT_OBJECT`.
-pub const STT_OBJECT: u8 = 1;
-/// `STT_FUNC`.
-pub const STT_FUNC: u8 = 2;
-/// `STT_SECTION`.
-pub const STT_SECTION: u8 = 3;
-/// `STT_AMDGPU_HSA_KERNEL` (code object V2 kernel symbols).
-pub const STT_AMDGPU_HSA_KERNEL: u8 = 10;
-/// `R_AMDGPU_REL64`.
-pub const R_AMDGPU_REL64: u32 = 5;
-const SYM_SIZE: u64 = 24;
+// Symbol types and the relocation type, declared once in the ELF layout
+// layer.
+pub use crate::elf::raw::{
+    R_AMDGPU_REL64, STT_AMDGPU_HSA_KERNEL, STT_FUNC, STT_OBJECT, STT_SECTION,
+};
+const SYM_SIZE: u64 = raw::SYM_SIZE as u64;
 /// [`Table`]'s name length of a symbol whose name is unreadable.
 const NO_NAME: u32 = u32::MAX;
 /// [`Table`]'s name length of a symbol whose name is too long to record
@@ -99,7 +95,7 @@ const KD_SUFFIX: &str = ".kd";
 fn kd_stem(kd: &str) -> &str {
     kd.strip_suffix(KD_SUFFIX).unwrap_or(kd)
 }
-const RELA_SIZE: u64 = 24;
+const RELA_SIZE: u64 = raw::RELA_SIZE as u64;
 
 /// One symbol table entry, its name borrowed from the string table.
 #[derive(Debug, Clone, Copy, Serialize)]
@@ -216,7 +212,10 @@ impl<'a> Table<'a> {
         let mut lens = Vec::with_capacity(entries.len() / SYM_SIZE as usize);
         let mut bad_names = 0usize;
         for (i, e) in entries.chunks_exact(SYM_SIZE as usize).enumerate() {
-            let off = elf::le_u32(e, 0).unwrap_or(0) as usize;
+            let Ok((e, _)) = from_bytes::<raw::Sym>(e) else {
+                continue;
+            };
+            let off = e.st_name.get(LE) as usize;
             let Some(len) = names.len_at(off) else {
                 bad_names += 1;
                 lens.push(NO_NAME);
@@ -226,7 +225,7 @@ impl<'a> Table<'a> {
             if len > KD_SUFFIX.len()
                 && names.bytes.get(off + len - KD_SUFFIX.len()..off + len)
                     == Some(KD_SUFFIX.as_bytes())
-                && e[4] & 0xf != STT_SECTION
+                && e.st_type() != STT_SECTION
             {
                 kd.push(i);
             }
@@ -260,8 +259,8 @@ impl<'a> Table<'a> {
     /// Entry `i`, decoded (its name "" if unreadable).
     pub fn symbol(&self, i: usize) -> Option<Symbol<'a>> {
         let size = SYM_SIZE as usize;
-        let e = self.entries.get(i.checked_mul(size)?..)?.get(..size)?;
-        let name_off = elf::le_u32(e, 0).unwrap_or(0) as usize;
+        let (e, _) = from_bytes::<raw::Sym>(self.entries.get(i.checked_mul(size)?..)?).ok()?;
+        let name_off = e.st_name.get(LE) as usize;
         let name = match self.lens.get(i).copied() {
             Some(NO_NAME) => "",
             Some(len) if len < LONG_NAME => self.names.slice(name_off, len as usize),
@@ -270,11 +269,11 @@ impl<'a> Table<'a> {
         Some(Symbol {
             index: i,
             name,
-            value: elf::le_u64(e, 8).unwrap_or(0),
-            size: elf::le_u64(e, 16).unwrap_or(0),
-            sym_type: e[4] & 0xf,
-            bind: e[4] >> 4,
-            shndx: elf::le_u16(e, 6).unwrap_or(0),
+            value: e.st_value.get(LE),
+            size: e.st_size.get(LE),
+            sym_type: e.st_type(),
+            bind: e.st_bind(),
+            shndx: e.st_shndx.get(LE),
         })
     }
 
@@ -672,13 +671,14 @@ fn check_entry_rel(
             continue;
         };
         for e in data.chunks_exact(RELA_SIZE as usize) {
-            let r_offset = elf::le_u64(e, 0).unwrap_or(0);
-            if r_offset != field_rel {
+            let Ok((r, _)) = from_bytes::<raw::Rela>(e) else {
+                continue;
+            };
+            if r.r_offset.get(LE) != field_rel {
                 continue;
             }
-            let info = elf::le_u64(e, 8).unwrap_or(0);
-            let addend = elf::le_u64(e, 16).unwrap_or(0) as i64;
-            found.push(((info >> 32) as usize, info as u32, addend));
+            let info = r.r_info.get(LE);
+            found.push(((info >> 32) as usize, info as u32, r.r_addend.get(LE)));
         }
     }
     let [(sym_idx, r_type, addend)] = found[..] else {

@@ -4,9 +4,11 @@
 
 pub mod asm;
 pub mod elf;
+mod lld;
 pub mod msgpack;
 pub mod rel;
 pub mod v2;
+mod writer;
 
 use crate::object::CodeObject;
 use hsaco_oracle::targets::CodeObjectVersion;

@@ -15,30 +15,30 @@
 //! sections, symbols and relocations; a test compares them) rather than
 //! byte-identical.
 
-use super::elf::{align, pad_to, S_NOP_0};
+use super::elf::{kernel_text, notes_size, put_notes, text_layout};
+use super::writer::{
+    align, pad_to, put, put_rela, put_section_headers, put_symbols, Ehdr, Shdr, StrTab, Symbol,
+};
 use crate::object::CodeObject;
-use hsaco_oracle::elf::{EHDR_SIZE, ELFOSABI_AMDGPU_HSA, EM_AMDGPU, ET_REL};
-use hsaco_oracle::symbols::R_AMDGPU_REL64;
+use hsaco_oracle::elf::raw::{
+    EHDR_SIZE, ET_REL, RELA_SIZE, R_AMDGPU_REL64, SHDR_SIZE, SHF_ALLOC, SHF_EXECINSTR,
+    SHF_INFO_LINK, SHT_NOTE, SHT_PROGBITS, SHT_RELA, STB_GLOBAL, STT_FUNC, STT_OBJECT,
+    STV_PROTECTED, SYM_SIZE,
+};
 
-const SYM_SIZE: u64 = 24;
-const RELA_SIZE: u64 = 24;
-const SHDR_SIZE: u64 = 64;
-
-/// A section header: index, type, flags, offset, size, link, info,
-/// alignment, entry size.
-type Shdr = (u16, u32, u64, u64, u64, u16, u32, u64, u64);
+const SYM: u64 = SYM_SIZE as u64;
+const RELA: u64 = RELA_SIZE as u64;
 
 /// Section indices.
 mod idx {
     pub const STRTAB: u16 = 1;
     pub const TEXT: u16 = 2;
     pub const RODATA: u16 = 3;
-    pub const RELA_RODATA: u16 = 4;
-    pub const NOTE: u16 = 5;
     pub const SYMTAB: u16 = 6;
     pub const COUNT: u16 = 7;
 }
 
+/// The section names in header order, the null section's first.
 const SECTION_NAMES: [&str; idx::COUNT as usize] = [
     "",
     ".strtab",
@@ -71,54 +71,65 @@ pub fn write(co: &CodeObject, metadata: &[u8]) -> (Vec<u8>, Vec<EntryRelocation>
 /// llvm-mc writes one per `.amdgpu_metadata` block).
 pub fn write_notes(co: &CodeObject, descs: &[&[u8]]) -> (Vec<u8>, Vec<EntryRelocation>) {
     let nk = co.kernels.len();
-    let (text_offs, text_size) = super::elf::text_layout(co);
+    let (text_offs, text_size) = text_layout(co);
 
     // String table: section names, then symbol names (kernel, then its
     // descriptor, in kernel order, as llvm-mc adds them).
-    let mut strtab = vec![0u8];
-    let mut sh_name = [0u32; idx::COUNT as usize];
-    for (i, n) in SECTION_NAMES.iter().enumerate().skip(1) {
-        sh_name[i] = strtab.len() as u32;
-        strtab.extend_from_slice(n.as_bytes());
-        strtab.push(0);
-    }
-    let mut sym_names = Vec::with_capacity(2 * nk);
-    for k in &co.kernels {
-        sym_names.push(strtab.len() as u32);
-        strtab.extend_from_slice(k.name.as_bytes());
-        strtab.push(0);
-        sym_names.push(strtab.len() as u32);
-        strtab.extend_from_slice(k.name.as_bytes());
-        strtab.extend_from_slice(b".kd\0");
+    let mut strtab = StrTab::of(SECTION_NAMES.iter().copied().skip(1));
+    let mut syms = vec![Symbol::NULL];
+    for (i, k) in co.kernels.iter().enumerate() {
+        let name = k.name.as_bytes();
+        syms.push(Symbol {
+            name: strtab.add(&[name]),
+            info: STB_GLOBAL << 4 | STT_FUNC,
+            other: STV_PROTECTED,
+            shndx: idx::TEXT,
+            value: text_offs[i],
+            size: 4 * k.code.len() as u64,
+        });
+        syms.push(Symbol {
+            name: strtab.add(&[name, b".kd"]),
+            info: STB_GLOBAL << 4 | STT_OBJECT,
+            other: STV_PROTECTED,
+            shndx: idx::RODATA,
+            value: 64 * i as u64,
+            size: 64,
+        });
     }
 
     let text_off = 256u64;
     let rodata_off = align(text_off + text_size, 64);
     let rodata_size = 64 * nk as u64;
     let note_off = align(rodata_off + rodata_size, 4);
-    let note_size = super::elf::notes_size(descs);
+    let note_size = notes_size(descs);
     let symtab_off = align(note_off + note_size, 8);
-    let nsyms = 1 + 2 * nk as u64;
-    let symtab_size = SYM_SIZE * nsyms;
+    let symtab_size = SYM * syms.len() as u64;
     let rela_off = symtab_off + symtab_size;
-    let rela_size = RELA_SIZE * nk as u64;
+    let rela_size = RELA * nk as u64;
     let strtab_off = rela_off + rela_size;
-    let shoff = align(strtab_off + strtab.len() as u64, 8);
-    let total = shoff + SHDR_SIZE * u64::from(idx::COUNT);
+    let shoff = align(strtab_off + strtab.len(), 8);
+    let total = shoff + SHDR_SIZE as u64 * u64::from(idx::COUNT);
 
     let mut out = Vec::with_capacity(total as usize);
-    out.resize(EHDR_SIZE, 0);
+    put(
+        &mut out,
+        &Ehdr {
+            e_type: ET_REL,
+            abi_version: co.target.cov.abi_version(),
+            e_flags: co.target.e_flags(),
+            phoff: 0,
+            phnum: 0,
+            shoff,
+            shnum: idx::COUNT,
+            shstrndx: idx::STRTAB,
+        }
+        .raw(),
+    );
+    debug_assert_eq!(out.len(), EHDR_SIZE);
 
     // .text: code, gaps filled with s_nop 0.
     pad_to(&mut out, text_off);
-    for (i, k) in co.kernels.iter().enumerate() {
-        while (out.len() as u64) < text_off + text_offs[i] {
-            out.extend_from_slice(&S_NOP_0.to_le_bytes());
-        }
-        for w in &k.code {
-            out.extend_from_slice(&w.to_le_bytes());
-        }
-    }
+    out.extend_from_slice(&kernel_text(co, &text_offs, text_size));
 
     // .rodata: the descriptors, entry offsets left to the relocations.
     pad_to(&mut out, rodata_off);
@@ -128,41 +139,12 @@ pub fn write_notes(co: &CodeObject, descs: &[&[u8]]) -> (Vec<u8>, Vec<EntryReloc
 
     // .note
     pad_to(&mut out, note_off);
-    super::elf::put_notes(&mut out, descs);
+    put_notes(&mut out, descs);
     pad_to(&mut out, note_off + note_size);
 
     // .symtab: the null symbol, then each kernel and its descriptor.
     pad_to(&mut out, symtab_off);
-    out.extend_from_slice(&[0u8; SYM_SIZE as usize]);
-    const GLOBAL_FUNC: u8 = 1 << 4 | 2;
-    const GLOBAL_OBJECT: u8 = 1 << 4 | 1;
-    const PROTECTED: u8 = 3;
-    for (i, k) in co.kernels.iter().enumerate() {
-        let syms = [
-            (
-                sym_names[2 * i],
-                GLOBAL_FUNC,
-                idx::TEXT,
-                text_offs[i],
-                4 * k.code.len() as u64,
-            ),
-            (
-                sym_names[2 * i + 1],
-                GLOBAL_OBJECT,
-                idx::RODATA,
-                64 * i as u64,
-                64,
-            ),
-        ];
-        for (name, info, shndx, value, size) in syms {
-            out.extend_from_slice(&name.to_le_bytes());
-            out.push(info);
-            out.push(PROTECTED);
-            out.extend_from_slice(&shndx.to_le_bytes());
-            out.extend_from_slice(&value.to_le_bytes());
-            out.extend_from_slice(&size.to_le_bytes());
-        }
-    }
+    put_symbols(&mut out, &syms);
 
     // .rela.rodata
     let mut relocs = Vec::with_capacity(nk);
@@ -172,123 +154,60 @@ pub fn write_notes(co: &CodeObject, descs: &[&[u8]]) -> (Vec<u8>, Vec<EntryReloc
             offset: out.len(),
             symbol,
         });
-        out.extend_from_slice(&(64 * i as u64 + 16).to_le_bytes());
-        out.extend_from_slice(&(u64::from(symbol) << 32 | u64::from(R_AMDGPU_REL64)).to_le_bytes());
-        out.extend_from_slice(&16i64.to_le_bytes());
+        put_rela(&mut out, 64 * i as u64 + 16, symbol, R_AMDGPU_REL64, 16);
     }
 
     // .strtab
-    out.extend_from_slice(&strtab);
+    out.extend_from_slice(&strtab.bytes);
 
     // Section headers.
     pad_to(&mut out, shoff);
-    const SHT_PROGBITS: u32 = 1;
-    const SHT_SYMTAB: u32 = 2;
-    const SHT_STRTAB: u32 = 3;
-    const SHT_RELA: u32 = 4;
-    const SHT_NOTE: u32 = 7;
-    const SHF_ALLOC: u64 = 2;
-    const SHF_EXECINSTR: u64 = 4;
-    const SHF_INFO_LINK: u64 = 0x40;
-    let shdrs: [Shdr; idx::COUNT as usize] = [
-        (0, 0, 0, 0, 0, 0, 0, 0, 0),
-        (
-            idx::STRTAB,
-            SHT_STRTAB,
-            0,
-            strtab_off,
-            strtab.len() as u64,
-            0,
-            0,
-            1,
-            0,
-        ),
-        (
-            idx::TEXT,
-            SHT_PROGBITS,
-            SHF_ALLOC | SHF_EXECINSTR,
-            text_off,
-            text_size,
-            0,
-            0,
-            256,
-            0,
-        ),
-        (
-            idx::RODATA,
-            SHT_PROGBITS,
-            SHF_ALLOC,
-            rodata_off,
-            rodata_size,
-            0,
-            0,
-            64,
-            0,
-        ),
-        (
-            idx::RELA_RODATA,
-            SHT_RELA,
-            SHF_INFO_LINK,
-            rela_off,
-            rela_size,
-            idx::SYMTAB,
-            idx::RODATA.into(),
-            8,
-            RELA_SIZE,
-        ),
-        (
-            idx::NOTE,
-            SHT_NOTE,
-            SHF_ALLOC,
-            note_off,
-            note_size,
-            0,
-            0,
-            4,
-            0,
-        ),
-        (
-            idx::SYMTAB,
-            SHT_SYMTAB,
-            0,
-            symtab_off,
-            symtab_size,
-            idx::STRTAB,
-            1,
-            8,
-            SYM_SIZE,
-        ),
+    let shdrs = [
+        Shdr::default(),
+        Shdr::strtab(".strtab", strtab_off, strtab.len()),
+        Shdr {
+            name: ".text",
+            sh_type: SHT_PROGBITS,
+            flags: SHF_ALLOC | SHF_EXECINSTR,
+            offset: text_off,
+            size: text_size,
+            addralign: 256,
+            ..Shdr::default()
+        },
+        Shdr {
+            name: ".rodata",
+            sh_type: SHT_PROGBITS,
+            flags: SHF_ALLOC,
+            offset: rodata_off,
+            size: rodata_size,
+            addralign: 64,
+            ..Shdr::default()
+        },
+        Shdr {
+            name: ".rela.rodata",
+            sh_type: SHT_RELA,
+            flags: SHF_INFO_LINK,
+            offset: rela_off,
+            size: rela_size,
+            link: idx::SYMTAB,
+            info: idx::RODATA.into(),
+            addralign: 8,
+            entsize: RELA,
+            ..Shdr::default()
+        },
+        Shdr {
+            name: ".note",
+            sh_type: SHT_NOTE,
+            flags: SHF_ALLOC,
+            offset: note_off,
+            size: note_size,
+            addralign: 4,
+            ..Shdr::default()
+        },
+        // The first global: after the null symbol.
+        Shdr::symtab(symtab_off, symtab_size, idx::STRTAB, 1),
     ];
-    for (i, ty, flags, off, size, link, info, al, entsize) in shdrs {
-        out.extend_from_slice(&sh_name[usize::from(i)].to_le_bytes());
-        out.extend_from_slice(&ty.to_le_bytes());
-        for v in [flags, 0, off, size] {
-            out.extend_from_slice(&v.to_le_bytes());
-        }
-        out.extend_from_slice(&u32::from(link).to_le_bytes());
-        out.extend_from_slice(&info.to_le_bytes());
-        out.extend_from_slice(&al.to_le_bytes());
-        out.extend_from_slice(&entsize.to_le_bytes());
-    }
-
-    // ELF header.
-    let t = &co.target;
-    let h = &mut out[..EHDR_SIZE];
-    h[..4].copy_from_slice(b"\x7fELF");
-    h[4] = 2; // ELFCLASS64
-    h[5] = 1; // little-endian
-    h[6] = 1; // EV_CURRENT
-    h[7] = ELFOSABI_AMDGPU_HSA;
-    h[8] = t.cov.abi_version();
-    h[16..18].copy_from_slice(&ET_REL.to_le_bytes());
-    h[18..20].copy_from_slice(&EM_AMDGPU.to_le_bytes());
-    h[20..24].copy_from_slice(&1u32.to_le_bytes());
-    h[40..48].copy_from_slice(&shoff.to_le_bytes());
-    h[48..52].copy_from_slice(&t.e_flags().to_le_bytes());
-    h[52..54].copy_from_slice(&(EHDR_SIZE as u16).to_le_bytes());
-    h[58..60].copy_from_slice(&(SHDR_SIZE as u16).to_le_bytes());
-    h[60..62].copy_from_slice(&idx::COUNT.to_le_bytes());
-    h[62..64].copy_from_slice(&idx::STRTAB.to_le_bytes());
+    put_section_headers(&mut out, &shdrs, &strtab);
     debug_assert_eq!(out.len() as u64, total);
     (out, relocs)
 }

@@ -18,65 +18,53 @@
 //! [`Image`] is the object before it is laid out: mutators change notes,
 //! `amd_kernel_code_t` bytes, placement or symbols there and write it.
 
-use super::elf::{
-    align, congruent_offset, new_segment_addr, next_power_of_2, pad_to, put_dynamic, PAGE,
-    PHDR_SIZE, PHNUM, SYM_SIZE, S_NOP_0,
-};
+use super::elf::S_NOP_0;
+use super::lld::{Export, Index, SharedObject};
+use super::writer::{align, pad_to, put_note};
 use crate::object::{s_endpgm, CodeObject};
 use crate::v2::{self, Yaml};
-use hsaco_oracle::elf::{EHDR_SIZE, ELFOSABI_AMDGPU_HSA, EM_AMDGPU, ET_DYN};
+use hsaco_oracle::elf::raw::{STB_GLOBAL, STV_DEFAULT};
 use hsaco_oracle::kernel_code::KernelCode;
 use hsaco_oracle::notes::{
     NT_AMD_HSA_CODE_OBJECT_VERSION, NT_AMD_HSA_ISA_NAME, NT_AMD_HSA_ISA_VERSION,
     NT_AMD_HSA_METADATA,
 };
+use hsaco_oracle::targets::CodeObjectVersion;
 use std::fmt::Write as _;
 
-/// `STT_AMDGPU_HSA_KERNEL`.
-pub const STT_AMDGPU_HSA_KERNEL: u8 = 10;
+pub use hsaco_oracle::elf::raw::STT_AMDGPU_HSA_KERNEL;
 
-/// Section indices in the output.
+/// Section indices in the output (the shared-object layout without
+/// `.rodata`).
 pub mod idx {
-    /// `.note`.
-    pub const NOTE: u16 = 1;
-    /// `.dynsym`.
-    pub const DYNSYM: u16 = 2;
-    /// `.gnu.hash`.
-    pub const GNU_HASH: u16 = 3;
-    /// `.hash`.
-    pub const HASH: u16 = 4;
-    /// `.dynstr`.
-    pub const DYNSTR: u16 = 5;
-    /// `.text`.
-    pub const TEXT: u16 = 6;
-    /// `.dynamic`.
-    pub const DYNAMIC: u16 = 7;
-    /// `.relro_padding`.
-    pub const RELRO_PADDING: u16 = 8;
-    /// `.symtab`.
-    pub const SYMTAB: u16 = 9;
-    /// `.shstrtab`.
-    pub const SHSTRTAB: u16 = 10;
-    /// `.strtab`.
-    pub const STRTAB: u16 = 11;
-    /// Number of sections.
-    pub const COUNT: u16 = 12;
-}
+    use super::Index;
 
-const SECTION_NAMES: [&str; idx::COUNT as usize] = [
-    "",
-    ".note",
-    ".dynsym",
-    ".gnu.hash",
-    ".hash",
-    ".dynstr",
-    ".text",
-    ".dynamic",
-    ".relro_padding",
-    ".symtab",
-    ".shstrtab",
-    ".strtab",
-];
+    const I: Index = Index::new(false);
+    /// `.note`.
+    pub const NOTE: u16 = I.note;
+    /// `.dynsym`.
+    pub const DYNSYM: u16 = I.dynsym;
+    /// `.gnu.hash`.
+    pub const GNU_HASH: u16 = I.gnu_hash;
+    /// `.hash`.
+    pub const HASH: u16 = I.hash;
+    /// `.dynstr`.
+    pub const DYNSTR: u16 = I.dynstr;
+    /// `.text`.
+    pub const TEXT: u16 = I.text;
+    /// `.dynamic`.
+    pub const DYNAMIC: u16 = I.dynamic;
+    /// `.relro_padding`.
+    pub const RELRO_PADDING: u16 = I.relro_padding;
+    /// `.symtab`.
+    pub const SYMTAB: u16 = I.symtab;
+    /// `.shstrtab`.
+    pub const SHSTRTAB: u16 = I.shstrtab;
+    /// `.strtab`.
+    pub const STRTAB: u16 = I.strtab;
+    /// Number of sections.
+    pub const COUNT: u16 = I.count;
+}
 
 /// One note record.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -108,15 +96,7 @@ impl Note {
 
     /// Appends the record to `v` (which holds whole records).
     pub fn write_to(&self, v: &mut Vec<u8>) {
-        let namesz = self.name.len() + 1;
-        v.extend_from_slice(&(namesz as u32).to_le_bytes());
-        v.extend_from_slice(&(self.desc.len() as u32).to_le_bytes());
-        v.extend_from_slice(&self.n_type.to_le_bytes());
-        v.extend_from_slice(&self.name);
-        v.push(0);
-        v.resize(v.len().div_ceil(4) * 4, 0);
-        v.extend_from_slice(&self.desc);
-        v.resize(v.len().div_ceil(4) * 4, 0);
+        put_note(v, &self.name, self.n_type, &self.desc);
     }
 }
 
@@ -231,75 +211,7 @@ pub fn elf_bytes(co: &CodeObject) -> Vec<u8> {
     Image::from_object(co).write()
 }
 
-fn put_sym(out: &mut Vec<u8>, name_off: u32, info: u8, shndx: u16, value: u64, size: u64) {
-    out.extend_from_slice(&name_off.to_le_bytes());
-    out.push(info);
-    out.push(0);
-    out.extend_from_slice(&shndx.to_le_bytes());
-    out.extend_from_slice(&value.to_le_bytes());
-    out.extend_from_slice(&size.to_le_bytes());
-}
-
-#[allow(clippy::too_many_arguments)]
-fn put_shdr(
-    out: &mut Vec<u8>,
-    name: u32,
-    sh_type: u32,
-    flags: u64,
-    addr: u64,
-    offset: u64,
-    size: u64,
-    link: u32,
-    info: u32,
-    al: u64,
-    entsize: u64,
-) {
-    out.extend_from_slice(&name.to_le_bytes());
-    out.extend_from_slice(&sh_type.to_le_bytes());
-    for v in [flags, addr, offset, size] {
-        out.extend_from_slice(&v.to_le_bytes());
-    }
-    out.extend_from_slice(&link.to_le_bytes());
-    out.extend_from_slice(&info.to_le_bytes());
-    out.extend_from_slice(&al.to_le_bytes());
-    out.extend_from_slice(&entsize.to_le_bytes());
-}
-
-#[allow(clippy::too_many_arguments)]
-fn put_phdr(
-    out: &mut Vec<u8>,
-    ty: u32,
-    flags: u32,
-    off: u64,
-    addr: u64,
-    filesz: u64,
-    memsz: u64,
-    al: u64,
-) {
-    out.extend_from_slice(&ty.to_le_bytes());
-    out.extend_from_slice(&flags.to_le_bytes());
-    for v in [off, addr, addr, filesz, memsz, al] {
-        out.extend_from_slice(&v.to_le_bytes());
-    }
-}
-
 fn write(img: &Image) -> Vec<u8> {
-    use crate::emit::elf::gnu_hash;
-    const PT_LOAD: u32 = 1;
-    const PT_DYNAMIC: u32 = 2;
-    const PT_NOTE: u32 = 4;
-    const PT_PHDR: u32 = 6;
-    const PT_GNU_STACK: u32 = 0x6474_e551;
-    const PT_GNU_RELRO: u32 = 0x6474_e552;
-    const PF_X: u32 = 1;
-    const PF_W: u32 = 2;
-    const PF_R: u32 = 4;
-    const SHF_WRITE: u64 = 1;
-    const SHF_ALLOC: u64 = 2;
-    const SHF_EXECINSTR: u64 = 4;
-    const GLOBAL_KERNEL: u8 = 1 << 4 | STT_AMDGPU_HSA_KERNEL;
-
-    let nk = img.kernels.len();
     let mut notes: Vec<u8> = Vec::with_capacity(
         img.notes
             .iter()
@@ -309,408 +221,47 @@ fn write(img: &Image) -> Vec<u8> {
     for n in &img.notes {
         n.write_to(&mut notes);
     }
-    // .dynstr in input order.
-    let mut dynstr = vec![0u8];
-    let mut dyn_name_off = Vec::with_capacity(nk);
-    for k in &img.kernels {
-        dyn_name_off.push(dynstr.len() as u32);
-        dynstr.extend_from_slice(k.name.as_bytes());
-        dynstr.push(0);
-    }
-    let nsyms = nk as u64;
-    let nbuckets = (nsyms / 4).max(1);
-    let hashes: Vec<u32> = img
+    let (text_offs, text_size) = img.text_layout();
+    // Each kernel symbol covers its amd_kernel_code_t and its code.
+    let exports = img
         .kernels
         .iter()
-        .map(|k| gnu_hash(k.name.as_bytes()))
+        .zip(&text_offs)
+        .map(|(k, &(start, code))| Export {
+            name: &k.name,
+            info: STB_GLOBAL << 4 | STT_AMDGPU_HSA_KERNEL,
+            other: STV_DEFAULT,
+            in_rodata: false,
+            offset: start,
+            size: code + 4 * k.code.len() as u64 - start,
+        })
         .collect();
-    let mut order: Vec<usize> = (0..nk).collect();
-    order.sort_by_key(|&i| u64::from(hashes[i]) % nbuckets);
-    let mask_words = if nsyms == 0 {
-        1
-    } else {
-        next_power_of_2(nsyms * 12 / 64)
+    let so = SharedObject {
+        abi_version: CodeObjectVersion::V2.abi_version(),
+        e_flags: img.e_flags,
+        notes: &notes,
+        exports,
+        rodata_size: None,
+        text_size,
+        symtab_repeats: &img.duplicate_symbols,
     };
-
-    let note_size = notes.len() as u64;
-    let dynsym_size = SYM_SIZE * (1 + nsyms);
-    let gnu_hash_size = 16 + 8 * mask_words + 4 * nbuckets + 4 * nsyms;
-    let hash_entries = 1 + nsyms;
-    let hash_size = 4 * (2 + 2 * hash_entries);
-    let dynstr_size = dynstr.len() as u64;
-    let (text_offs, text_size) = img.text_layout();
-    let dynamic_size = 7 * 16;
-
-    let phdr_off = EHDR_SIZE as u64;
-    let note_addr = align(phdr_off + PHNUM * PHDR_SIZE, 4);
-    let dynsym_addr = align(note_addr + note_size, 8);
-    let gnu_hash_addr = align(dynsym_addr + dynsym_size, 8);
-    let hash_addr = align(gnu_hash_addr + gnu_hash_size, 4);
-    let dynstr_addr = hash_addr + hash_size;
-    let seg0_end = dynstr_addr + dynstr_size;
-    let text_addr = new_segment_addr(seg0_end, 256);
-    let text_off = congruent_offset(seg0_end, text_addr);
-    let dynamic_addr = new_segment_addr(text_addr + text_size, 8);
-    let dynamic_off = congruent_offset(text_off + text_size, dynamic_addr);
-    let relro_end = align(dynamic_addr + dynamic_size, PAGE);
-    let relro_pad = relro_end - (dynamic_addr + dynamic_size);
-    let after_alloc = dynamic_off + dynamic_size;
-
-    let sym_value = |i: usize| text_addr + text_offs[i].0;
-    let sym_size =
-        |i: usize| text_offs[i].1 + 4 * img.kernels[i].code.len() as u64 - text_offs[i].0;
-
-    let shstrtab_len: u64 = SECTION_NAMES.iter().map(|n| n.len() as u64 + 1).sum();
-    let nsymtab = 2 + nsyms + img.duplicate_symbols.len() as u64;
-    let tail = SYM_SIZE * nsymtab + shstrtab_len + 9 + dynstr_size;
-    let total = align(align(after_alloc, 8) + tail, 8) + 64 * u64::from(idx::COUNT);
-    let mut out: Vec<u8> = Vec::with_capacity(total as usize);
-    out.resize(EHDR_SIZE, 0);
-
-    let phdrs_size = PHNUM * PHDR_SIZE;
-    let dyn_mem = dynamic_size + relro_pad;
-    put_phdr(
-        &mut out, PT_PHDR, PF_R, phdr_off, phdr_off, phdrs_size, phdrs_size, 8,
-    );
-    put_phdr(&mut out, PT_LOAD, PF_R, 0, 0, seg0_end, seg0_end, PAGE);
-    put_phdr(
-        &mut out,
-        PT_LOAD,
-        PF_R | PF_X,
-        text_off,
-        text_addr,
-        text_size,
-        text_size,
-        PAGE,
-    );
-    put_phdr(
-        &mut out,
-        PT_LOAD,
-        PF_R | PF_W,
-        dynamic_off,
-        dynamic_addr,
-        dynamic_size,
-        dyn_mem,
-        PAGE,
-    );
-    put_phdr(
-        &mut out,
-        PT_DYNAMIC,
-        PF_R | PF_W,
-        dynamic_off,
-        dynamic_addr,
-        dynamic_size,
-        dynamic_size,
-        8,
-    );
-    put_phdr(
-        &mut out,
-        PT_GNU_RELRO,
-        PF_R,
-        dynamic_off,
-        dynamic_addr,
-        dynamic_size,
-        dyn_mem,
-        1,
-    );
-    put_phdr(&mut out, PT_GNU_STACK, PF_R | PF_W, 0, 0, 0, 0, 0);
-    put_phdr(
-        &mut out, PT_NOTE, PF_R, note_addr, note_addr, note_size, note_size, 4,
-    );
-
-    // .note
-    pad_to(&mut out, note_addr);
-    out.extend_from_slice(&notes);
-
-    // .dynsym
-    pad_to(&mut out, dynsym_addr);
-    out.extend_from_slice(&[0u8; SYM_SIZE as usize]);
-    for &j in &order {
-        put_sym(
-            &mut out,
-            dyn_name_off[j],
-            GLOBAL_KERNEL,
-            idx::TEXT,
-            sym_value(j),
-            sym_size(j),
-        );
-    }
-
-    // .gnu.hash (lld's parameters, as in crate::emit::elf).
-    pad_to(&mut out, gnu_hash_addr);
-    super::elf::put_gnu_hash(&mut out, &hashes, &order, nbuckets, mask_words);
-
-    // .hash
-    pad_to(&mut out, hash_addr);
-    super::elf::put_sysv_hash(
-        &mut out,
-        order.iter().map(|&j| img.kernels[j].name.as_bytes()),
-        hash_entries,
-    );
-
-    // .dynstr
-    pad_to(&mut out, dynstr_addr);
-    out.extend_from_slice(&dynstr);
-
     // .text: each amd_kernel_code_t and its code, gaps filled with s_nop 0.
-    pad_to(&mut out, text_off);
-    for (i, k) in img.kernels.iter().enumerate() {
-        let (start, code) = text_offs[i];
-        while (out.len() as u64) < text_off + start {
-            out.extend_from_slice(&S_NOP_0.to_le_bytes());
+    let mut text = Vec::with_capacity(text_size as usize);
+    for (k, &(start, code)) in img.kernels.iter().zip(&text_offs) {
+        while (text.len() as u64) < start {
+            text.extend_from_slice(&S_NOP_0.to_le_bytes());
         }
         // A skew that is not a multiple of 4 pads with zero bytes.
-        pad_to(&mut out, text_off + start);
-        out.extend_from_slice(&k.header.to_bytes());
-        while (out.len() as u64) < text_off + code {
-            out.extend_from_slice(&S_NOP_0.to_le_bytes());
+        pad_to(&mut text, start);
+        text.extend_from_slice(&k.header.to_bytes());
+        while (text.len() as u64) < code {
+            text.extend_from_slice(&S_NOP_0.to_le_bytes());
         }
         for w in &k.code {
-            out.extend_from_slice(&w.to_le_bytes());
+            text.extend_from_slice(&w.to_le_bytes());
         }
     }
-
-    // .dynamic
-    pad_to(&mut out, dynamic_off);
-    put_dynamic(
-        &mut out,
-        dynsym_addr,
-        dynstr_addr,
-        dynstr_size,
-        gnu_hash_addr,
-        hash_addr,
-    );
-
-    // .symtab and .strtab: the null symbol, lld's local _DYNAMIC, the
-    // kernels in input order, then any duplicates.
-    let mut strtab = b"\0_DYNAMIC\0".to_vec();
-    let mut str_off = Vec::with_capacity(nk);
-    for k in &img.kernels {
-        str_off.push(strtab.len() as u32);
-        strtab.extend_from_slice(k.name.as_bytes());
-        strtab.push(0);
-    }
-    let symtab_off = align(after_alloc, 8);
-    pad_to(&mut out, symtab_off);
-    out.extend_from_slice(&[0u8; SYM_SIZE as usize]);
-    put_sym(&mut out, 1, 0, idx::DYNAMIC, dynamic_addr, 0);
-    // _DYNAMIC is hidden.
-    let vis = out.len() - SYM_SIZE as usize + 5;
-    out[vis] = 2;
-    for (i, &name_off) in str_off.iter().enumerate() {
-        put_sym(
-            &mut out,
-            name_off,
-            GLOBAL_KERNEL,
-            idx::TEXT,
-            sym_value(i),
-            sym_size(i),
-        );
-    }
-    for &i in img.duplicate_symbols.iter().filter(|&&i| i < nk) {
-        put_sym(
-            &mut out,
-            str_off[i],
-            GLOBAL_KERNEL,
-            idx::TEXT,
-            sym_value(i),
-            sym_size(i),
-        );
-    }
-    let symtab_size = out.len() as u64 - symtab_off;
-
-    let mut shstrtab = vec![0u8];
-    let mut sh_name = [0u32; idx::COUNT as usize];
-    for (i, n) in SECTION_NAMES.iter().enumerate().skip(1) {
-        sh_name[i] = shstrtab.len() as u32;
-        shstrtab.extend_from_slice(n.as_bytes());
-        shstrtab.push(0);
-    }
-    let shstrtab_off = symtab_off + symtab_size;
-    out.extend_from_slice(&shstrtab);
-    let strtab_off = shstrtab_off + shstrtab.len() as u64;
-    out.extend_from_slice(&strtab);
-    let shoff = align(strtab_off + strtab.len() as u64, 8);
-    pad_to(&mut out, shoff);
-
-    const SHT_PROGBITS: u32 = 1;
-    const SHT_SYMTAB: u32 = 2;
-    const SHT_STRTAB: u32 = 3;
-    const SHT_HASH: u32 = 5;
-    const SHT_DYNAMIC: u32 = 6;
-    const SHT_NOTE: u32 = 7;
-    const SHT_NOBITS: u32 = 8;
-    const SHT_DYNSYM: u32 = 11;
-    const SHT_GNU_HASH: u32 = 0x6fff_fff6;
-    let a = SHF_ALLOC;
-    let n = |i: u16| sh_name[usize::from(i)];
-    let l = u32::from;
-    out.extend_from_slice(&[0u8; 64]);
-    put_shdr(
-        &mut out,
-        n(idx::NOTE),
-        SHT_NOTE,
-        a,
-        note_addr,
-        note_addr,
-        note_size,
-        0,
-        0,
-        4,
-        0,
-    );
-    put_shdr(
-        &mut out,
-        n(idx::DYNSYM),
-        SHT_DYNSYM,
-        a,
-        dynsym_addr,
-        dynsym_addr,
-        dynsym_size,
-        l(idx::DYNSTR),
-        1,
-        8,
-        SYM_SIZE,
-    );
-    put_shdr(
-        &mut out,
-        n(idx::GNU_HASH),
-        SHT_GNU_HASH,
-        a,
-        gnu_hash_addr,
-        gnu_hash_addr,
-        gnu_hash_size,
-        l(idx::DYNSYM),
-        0,
-        8,
-        0,
-    );
-    put_shdr(
-        &mut out,
-        n(idx::HASH),
-        SHT_HASH,
-        a,
-        hash_addr,
-        hash_addr,
-        hash_size,
-        l(idx::DYNSYM),
-        0,
-        4,
-        4,
-    );
-    put_shdr(
-        &mut out,
-        n(idx::DYNSTR),
-        SHT_STRTAB,
-        a,
-        dynstr_addr,
-        dynstr_addr,
-        dynstr_size,
-        0,
-        0,
-        1,
-        0,
-    );
-    put_shdr(
-        &mut out,
-        n(idx::TEXT),
-        SHT_PROGBITS,
-        a | SHF_EXECINSTR,
-        text_addr,
-        text_off,
-        text_size,
-        0,
-        0,
-        256,
-        0,
-    );
-    put_shdr(
-        &mut out,
-        n(idx::DYNAMIC),
-        SHT_DYNAMIC,
-        a | SHF_WRITE,
-        dynamic_addr,
-        dynamic_off,
-        dynamic_size,
-        l(idx::DYNSTR),
-        0,
-        8,
-        16,
-    );
-    put_shdr(
-        &mut out,
-        n(idx::RELRO_PADDING),
-        SHT_NOBITS,
-        a | SHF_WRITE,
-        dynamic_addr + dynamic_size,
-        after_alloc,
-        relro_pad,
-        0,
-        0,
-        1,
-        0,
-    );
-    put_shdr(
-        &mut out,
-        n(idx::SYMTAB),
-        SHT_SYMTAB,
-        0,
-        0,
-        symtab_off,
-        symtab_size,
-        l(idx::STRTAB),
-        2,
-        8,
-        SYM_SIZE,
-    );
-    put_shdr(
-        &mut out,
-        n(idx::SHSTRTAB),
-        SHT_STRTAB,
-        0,
-        0,
-        shstrtab_off,
-        shstrtab.len() as u64,
-        0,
-        0,
-        1,
-        0,
-    );
-    put_shdr(
-        &mut out,
-        n(idx::STRTAB),
-        SHT_STRTAB,
-        0,
-        0,
-        strtab_off,
-        strtab.len() as u64,
-        0,
-        0,
-        1,
-        0,
-    );
-
-    let mut h = [0u8; EHDR_SIZE];
-    h[..4].copy_from_slice(b"\x7fELF");
-    h[4] = 2; // ELFCLASS64
-    h[5] = 1; // little-endian
-    h[6] = 1; // EV_CURRENT
-    h[7] = ELFOSABI_AMDGPU_HSA;
-    h[8] = 0; // code object V2
-    h[16..18].copy_from_slice(&ET_DYN.to_le_bytes());
-    h[18..20].copy_from_slice(&EM_AMDGPU.to_le_bytes());
-    h[20..24].copy_from_slice(&1u32.to_le_bytes());
-    h[32..40].copy_from_slice(&phdr_off.to_le_bytes());
-    h[40..48].copy_from_slice(&shoff.to_le_bytes());
-    h[48..52].copy_from_slice(&img.e_flags.to_le_bytes());
-    h[52..54].copy_from_slice(&(EHDR_SIZE as u16).to_le_bytes());
-    h[54..56].copy_from_slice(&(PHDR_SIZE as u16).to_le_bytes());
-    h[56..58].copy_from_slice(&(PHNUM as u16).to_le_bytes());
-    h[58..60].copy_from_slice(&64u16.to_le_bytes());
-    h[60..62].copy_from_slice(&idx::COUNT.to_le_bytes());
-    h[62..64].copy_from_slice(&idx::SHSTRTAB.to_le_bytes());
-    out[..EHDR_SIZE].copy_from_slice(&h);
-    out
+    so.write(&[], &text)
 }
 
 // ---------------------------------------------------------------------------

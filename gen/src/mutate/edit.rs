@@ -3,6 +3,8 @@
 //! purpose).
 
 use super::*;
+use hsaco_oracle::elf::raw::{self, from_bytes, from_bytes_mut, LE};
+use object::pod::Pod;
 
 /// A section header of the object being edited.
 #[derive(Debug, Clone)]
@@ -79,43 +81,78 @@ impl<'a> Ed<'a> {
         self.b.len() as u64
     }
 
+    /// The raw structure `T` at file offset `at` (`None` past the end).
+    pub(super) fn raw<T: Pod>(&self, at: usize) -> Option<&T> {
+        from_bytes(self.b.get(at..)?).ok().map(|(t, _)| t)
+    }
+
+    /// The raw structure `T` at file offset `at`, to edit in place
+    /// (`None` past the end).
+    pub(super) fn raw_mut<T: Pod>(&mut self, at: usize) -> Option<&mut T> {
+        from_bytes_mut(self.b.get_mut(at..)?).ok().map(|(t, _)| t)
+    }
+
+    /// The ELF header, to edit in place (`None` if the file is shorter).
+    pub(super) fn header_mut(&mut self) -> Option<&mut raw::FileHeader> {
+        self.raw_mut(0)
+    }
+
     pub(super) fn phdrs(&self) -> Vec<Ph> {
-        let phoff = self.u64(32) as usize;
-        let n = usize::from(self.u16(56));
-        (0..n)
+        let Some(h) = self.raw::<raw::FileHeader>(0) else {
+            return Vec::new();
+        };
+        let phoff = h.e_phoff.get(LE) as usize;
+        (0..usize::from(h.e_phnum.get(LE)))
             .map(|i| {
-                let at = phoff + 56 * i;
+                let at = phoff + raw::PHDR_SIZE * i;
+                let p = self.raw::<raw::ProgramHeader>(at);
                 Ph {
                     at,
-                    p_type: self.u32(at),
-                    offset: self.u64(at + 8),
-                    filesz: self.u64(at + 32),
+                    p_type: p.map_or(0, |p| p.p_type.get(LE)),
+                    offset: p.map_or(0, |p| p.p_offset.get(LE)),
+                    filesz: p.map_or(0, |p| p.p_filesz.get(LE)),
                 }
             })
             .collect()
     }
 
     pub(super) fn sections(&self) -> Vec<Sec> {
-        let shoff = self.u64(40) as usize;
-        let n = usize::from(self.u16(60));
-        let shstr = usize::from(self.u16(62));
-        let str_off = self.u64(shoff + 64 * shstr + 24) as usize;
-        (0..n)
+        let Some(h) = self.raw::<raw::FileHeader>(0) else {
+            return Vec::new();
+        };
+        let shoff = h.e_shoff.get(LE) as usize;
+        let shdr = |i: usize| self.raw::<raw::SectionHeader>(shoff + raw::SHDR_SIZE * i);
+        let shstr = usize::from(h.e_shstrndx.get(LE));
+        let str_off = shdr(shstr).map_or(0, |s| s.sh_offset.get(LE) as usize);
+        (0..usize::from(h.e_shnum.get(LE)))
             .map(|i| {
-                let at = shoff + 64 * i;
-                let name_off = self.u32(at) as usize;
+                let s = shdr(i);
+                let get32 = |f: fn(&raw::SectionHeader) -> u32| s.map_or(0, f);
+                let get64 = |f: fn(&raw::SectionHeader) -> u64| s.map_or(0, f);
                 Sec {
                     index: i,
-                    name: self.cstr(str_off + name_off),
-                    sh_type: self.u32(at + 4),
-                    addr: self.u64(at + 16),
-                    offset: self.u64(at + 24),
-                    size: self.u64(at + 32),
-                    link: self.u32(at + 40),
-                    hdr: at,
+                    name: self.cstr(str_off + get32(|s| s.sh_name.get(LE)) as usize),
+                    sh_type: get32(|s| s.sh_type.get(LE)),
+                    addr: get64(|s| s.sh_addr.get(LE)),
+                    offset: get64(|s| s.sh_offset.get(LE)),
+                    size: get64(|s| s.sh_size.get(LE)),
+                    link: get32(|s| s.sh_link.get(LE)),
+                    hdr: shoff + raw::SHDR_SIZE * i,
                 }
             })
             .collect()
+    }
+
+    /// The section header at file offset `at` (a [`Sec::hdr`]), to edit
+    /// in place.
+    pub(super) fn shdr_mut(&mut self, at: usize) -> Option<&mut raw::SectionHeader> {
+        self.raw_mut(at)
+    }
+
+    /// The program header at file offset `at` (a [`Ph::at`]), to edit in
+    /// place.
+    pub(super) fn phdr_mut(&mut self, at: usize) -> Option<&mut raw::ProgramHeader> {
+        self.raw_mut(at)
     }
 
     pub(super) fn cstr(&self, at: usize) -> String {
@@ -136,16 +173,17 @@ impl<'a> Ed<'a> {
             return Vec::new();
         };
         let str_off = secs.get(t.link as usize).map_or(0, |s| s.offset as usize);
-        (0..(t.size / 24) as usize)
+        (0..t.size as usize / raw::SYM_SIZE)
             .map(|i| {
-                let at = t.offset as usize + 24 * i;
+                let at = t.offset as usize + raw::SYM_SIZE * i;
+                let s = self.raw::<raw::Sym>(at);
                 Sym {
                     at,
-                    name: self.cstr(str_off + self.u32(at) as usize),
-                    info: self.b.get(at + 4).copied().unwrap_or(0),
-                    shndx: self.u16(at + 6),
-                    value: self.u64(at + 8),
-                    size: self.u64(at + 16),
+                    name: self.cstr(str_off + s.map_or(0, |s| s.st_name.get(LE)) as usize),
+                    info: s.map_or(0, |s| s.st_info),
+                    shndx: s.map_or(0, |s| s.st_shndx.get(LE)),
+                    value: s.map_or(0, |s| s.st_value.get(LE)),
+                    size: s.map_or(0, |s| s.st_size.get(LE)),
                 }
             })
             .collect()
@@ -170,6 +208,15 @@ impl<'a> Ed<'a> {
             f(self, s);
         }
         Some(())
+    }
+
+    /// Applies `f` to the raw entries of symbol `name` in both tables.
+    pub(super) fn edit_sym(&mut self, name: &str, f: impl Fn(&mut raw::Sym, &Sym)) -> Option<()> {
+        self.edit_symbol(name, |e, s| {
+            if let Some(raw) = e.raw_mut(s.at) {
+                f(raw, s);
+            }
+        })
     }
 
     /// File offset of the descriptor of kernel `name`.

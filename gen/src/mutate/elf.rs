@@ -2,6 +2,11 @@
 //! headers (bytes only).
 
 use super::*;
+use hsaco_oracle::elf::raw::{
+    at, FileHeader, EHDR_SIZE, ELFCLASS64, ELFDATA2LSB, ELFOSABI_AMDGPU_HSA, EM_AMDGPU, ET_DYN,
+    ET_REL, EV_CURRENT, LE, PT_DYNAMIC, PT_GNU_RELRO, PT_GNU_STACK, PT_LOAD, PT_NOTE, PT_NULL,
+    PT_PHDR, SHT_STRTAB,
+};
 
 /// Sets header byte `at` to a drawn value other than `not`.
 pub(super) fn header_byte(
@@ -28,79 +33,73 @@ pub(super) fn elf_header_truncated(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
 }
 
 pub(super) fn elf_ident_class(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
-    header_byte(c, u, 4, 0, &[2])
+    header_byte(c, u, at::CLASS, 0, &[ELFCLASS64.into()])
 }
 
 pub(super) fn elf_ident_data(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
-    header_byte(c, u, 5, 0, &[1])
+    header_byte(c, u, at::DATA, 0, &[ELFDATA2LSB.into()])
 }
 
 pub(super) fn elf_ident_version(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
-    header_byte(c, u, 6, 0, &[1])
+    header_byte(c, u, at::IDENT_VERSION, 0, &[EV_CURRENT.into()])
 }
 
 pub(super) fn elf_ident_osabi(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
-    header_byte(c, u, 7, 0, &[64])
+    header_byte(c, u, at::OSABI, 0, &[ELFOSABI_AMDGPU_HSA.into()])
 }
 
 pub(super) fn elf_ident_abi_version(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
-    header_byte(c, u, 8, 5, &[])
+    header_byte(c, u, at::ABI_VERSION, 5, &[])
 }
 
 pub(super) fn elf_ident_pad(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
-    let at = int(u, 9usize, 15)?;
+    let at = int(u, at::PAD, at::TYPE - 1)?;
     header_byte(c, u, at, 1, &[])
 }
 
-pub(super) fn elf_type(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
-    let v = int_except(u, 0, 0xffff, &[1, 3])? as u16;
-    Ok(patch_case(c, |e| {
-        e.set_u16(16, v);
+/// The ELF header of the case, edited by `f`.
+fn patch_header(c: &Ctx<'_>, f: impl FnOnce(&mut FileHeader)) -> Option<Out> {
+    patch_case(c, |e| {
+        f(e.header_mut()?);
         Some(())
-    }))
+    })
+}
+
+pub(super) fn elf_type(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
+    let v = int_except(u, 0, 0xffff, &[ET_REL.into(), ET_DYN.into()])? as u16;
+    Ok(patch_header(c, |h| h.e_type.set(LE, v)))
 }
 
 pub(super) fn elf_machine(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
-    let v = int_except(u, 0, 0xffff, &[224])? as u16;
-    Ok(patch_case(c, |e| {
-        e.set_u16(18, v);
-        Some(())
-    }))
+    let v = int_except(u, 0, 0xffff, &[EM_AMDGPU.into()])? as u16;
+    Ok(patch_header(c, |h| h.e_machine.set(LE, v)))
 }
 
 pub(super) fn elf_version(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
-    let v = int_except(u, 0, u64::from(u32::MAX), &[1])? as u32;
-    Ok(patch_case(c, |e| {
-        e.set_u32(20, v);
-        Some(())
-    }))
+    let v = int_except(u, 0, u64::from(u32::MAX), &[EV_CURRENT.into()])? as u32;
+    Ok(patch_header(c, |h| h.e_version.set(LE, v)))
 }
 
 pub(super) fn elf_entry(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
     let v = int(u, 1u64, u64::MAX)?;
-    Ok(patch_case(c, |e| {
-        e.set_u64(24, v);
-        Some(())
-    }))
+    Ok(patch_header(c, |h| h.e_entry.set(LE, v)))
 }
 
 pub(super) fn elf_header_sizes(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
     // e_ehsize only: a wrong e_phentsize or e_shentsize hides the tables,
     // which breaks every rule that needs them.
-    let v = int_except(u, 0, 0xffff, &[64])? as u16;
-    Ok(patch_case(c, |e| {
-        e.set_u16(52, v);
-        Some(())
-    }))
+    let v = int_except(u, 0, 0xffff, &[EHDR_SIZE as u64])? as u16;
+    Ok(patch_header(c, |h| h.e_ehsize.set(LE, v)))
+}
+
+/// Rewrites e_flags of the case with `f`.
+fn patch_flags(c: &Ctx<'_>, f: impl FnOnce(u32) -> u32) -> Option<Out> {
+    patch_header(c, |h| h.e_flags.set(LE, f(h.e_flags.get(LE))))
 }
 
 /// Rewrites the low byte (EF_AMDGPU_MACH) of e_flags.
 pub(super) fn set_mach(c: &Ctx<'_>, mach: u8) -> Option<Out> {
-    patch_case(c, |e| {
-        let f = e.u32(48);
-        e.set_u32(48, f & !0xff | u32::from(mach));
-        Some(())
-    })
+    patch_flags(c, |f| f & !0xff | u32::from(mach))
 }
 
 pub(super) fn elf_e_flags_mach(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
@@ -126,11 +125,7 @@ pub(super) fn elf_e_flags_reserved(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
     // to the bits reserved in every version so the rule is this one.
     let bits: Vec<u32> = (0..24).filter(|b| defined >> b & 1 == 0).collect();
     let b = pick(u, &bits)?;
-    Ok(patch_case(c, |e| {
-        let f = e.u32(48);
-        e.set_u32(48, f | 1 << b);
-        Some(())
-    }))
+    Ok(patch_flags(c, |f| f | 1 << b))
 }
 
 /// The xnack (`shift` 8) or sramecc (`shift` 10) field made to disagree
@@ -154,10 +149,7 @@ pub(super) fn feature_field(
     } else {
         flags & !(3 << shift) | int(u, 1u32, 3)? << shift
     };
-    Ok(patch_case(c, |e| {
-        e.set_u32(48, new);
-        Some(())
-    }))
+    Ok(patch_flags(c, |_| new))
 }
 
 pub(super) fn elf_e_flags_xnack(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
@@ -177,11 +169,7 @@ pub(super) fn elf_e_flags_generic_version(c: &Ctx<'_>, u: &mut Unstructured<'_>)
     } else {
         int(u, 1u32, 255)?
     };
-    Ok(patch_case(c, |e| {
-        let f = e.u32(48);
-        e.set_u32(48, f & 0x00ff_ffff | v << 24);
-        Some(())
-    }))
+    Ok(patch_flags(c, |f| f & 0x00ff_ffff | v << 24))
 }
 
 pub(super) fn elf_e_flags_generic_needs_v6(c: &Ctx<'_>, _u: &mut Unstructured<'_>) -> R {
@@ -190,21 +178,11 @@ pub(super) fn elf_e_flags_generic_needs_v6(c: &Ctx<'_>, _u: &mut Unstructured<'_
     }
     // V5 (EI_ABIVERSION 3) has the same metadata version as V6 and no
     // generic version byte.
-    Ok(patch_case(c, |e| {
-        e.set_u8(8, CodeObjectVersion::V5.abi_version());
-        let f = e.u32(48);
-        e.set_u32(48, f & 0x00ff_ffff);
-        Some(())
+    Ok(patch_header(c, |h| {
+        h.e_ident.abi_version = CodeObjectVersion::V5.abi_version();
+        h.e_flags.set(LE, h.e_flags.get(LE) & 0x00ff_ffff);
     }))
 }
-
-pub(super) const PT_NULL: u32 = 0;
-pub(super) const PT_LOAD: u32 = 1;
-pub(super) const PT_DYNAMIC: u32 = 2;
-pub(super) const PT_NOTE: u32 = 4;
-pub(super) const PT_PHDR: u32 = 6;
-pub(super) const PT_GNU_STACK: u32 = 0x6474_e551;
-pub(super) const PT_GNU_RELRO: u32 = 0x6474_e552;
 
 /// A drawn program header whose type is in `types`.
 pub(super) fn phdr_of(
@@ -233,8 +211,9 @@ pub(super) fn elf_phdr_bounds(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
     };
     let past = e.len().saturating_sub(p.offset) + int(u, 1u64, 0x10000)?;
     Ok(patch_case(c, |e| {
-        e.set_u64(p.at + 32, past);
-        e.set_u64(p.at + 40, past.max(e.u64(p.at + 40)));
+        let ph = e.phdr_mut(p.at)?;
+        ph.p_filesz.set(LE, past);
+        ph.p_memsz.set(LE, past.max(ph.p_memsz.get(LE)));
         Some(())
     }))
 }
@@ -251,7 +230,7 @@ pub(super) fn elf_phdr_sizes(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
     }
     let mem = int(u, 0, p.filesz - 1)?;
     Ok(patch_case(c, |e| {
-        e.set_u64(p.at + 40, mem);
+        e.phdr_mut(p.at)?.p_memsz.set(LE, mem);
         Some(())
     }))
 }
@@ -265,7 +244,7 @@ pub(super) fn elf_phdr_align(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
     };
     let a = non_pow2(u, 3, 0x1_0000)?;
     Ok(patch_case(c, |e| {
-        e.set_u64(p.at + 48, a);
+        e.phdr_mut(p.at)?.p_align.set(LE, a);
         Some(())
     }))
 }
@@ -303,7 +282,7 @@ pub(super) fn elf_shdr_bounds(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
     };
     let off = e.len() - s.size.min(e.len()) + int(u, 1u64, 0x10000)?;
     Ok(patch_case(c, |e| {
-        e.set_u64(s.hdr + 24, off);
+        e.shdr_mut(s.hdr)?.sh_offset.set(LE, off);
         Some(())
     }))
 }
@@ -325,7 +304,7 @@ pub(super) fn elf_shdr_align(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
     };
     let a = non_pow2(u, 3, 0x1_0000)?;
     Ok(patch_case(c, |e| {
-        e.set_u64(s.hdr + 48, a);
+        e.shdr_mut(s.hdr)?.sh_addralign.set(LE, a);
         Some(())
     }))
 }
@@ -338,15 +317,12 @@ pub(super) fn elf_shstrndx(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
         let secs = e.sections();
         let mut bad: Vec<u16> = secs
             .iter()
-            .filter(|s| s.sh_type != 3)
+            .filter(|s| s.sh_type != SHT_STRTAB)
             .map(|s| s.index as u16)
             .collect();
         bad.push(secs.len() as u16 + int(u, 0u16, 100)?);
         let v = pick(u, &bad)?;
-        Ok(patch_case(c, |e| {
-            e.set_u16(62, v);
-            Some(())
-        }))
+        Ok(patch_header(c, |h| h.e_shstrndx.set(LE, v)))
     } else {
         // One unread section's name offset past the end of .shstrtab.
         let Some(s) = section_of(&e, u, UNREAD_SECTIONS)? else {
@@ -357,7 +333,7 @@ pub(super) fn elf_shstrndx(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
         };
         let off = strs.size as u32 + int(u, 0u32, 0x1000)?;
         Ok(patch_case(c, |e| {
-            e.set_u32(s.hdr, off);
+            e.shdr_mut(s.hdr)?.sh_name.set(LE, off);
             Some(())
         }))
     }
@@ -370,7 +346,7 @@ pub(super) fn elf_load_segments(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
         return Ok(None);
     };
     Ok(patch_case(c, |e| {
-        e.set_u32(p.at, PT_NULL);
+        e.phdr_mut(p.at)?.p_type.set(LE, PT_NULL);
         Some(())
     }))
 }

@@ -3,7 +3,7 @@
 
 use super::*;
 
-pub(super) const NT_AMDGPU_METADATA: u32 = 32;
+use hsaco_oracle::elf::raw::{NoteHeader, LE, NHDR_SIZE, NT_AMDGPU_METADATA};
 
 pub(super) fn note_section_align(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
     // Powers of two that divide the note's address (0x200), so only the
@@ -14,7 +14,7 @@ pub(super) fn note_section_align(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
         if s.addr % a != 0 {
             return None;
         }
-        e.set_u64(s.hdr + 48, a);
+        e.shdr_mut(s.hdr)?.sh_addralign.set(LE, a);
         Some(())
     }))
 }
@@ -51,8 +51,10 @@ pub(super) fn note_padding(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
     let v = int(u, 1u8, 255)?;
     // The byte after "AMDGPU\0" (name padding), or one after the
     // description when it is not a multiple of 4 bytes.
-    let pads: Vec<usize> = std::iter::once(19)
-        .chain((md_len..md_len.div_ceil(4) * 4).map(|i| 20 + i))
+    let name_end = NHDR_SIZE + b"AMDGPU\0".len();
+    let desc_at = name_end.div_ceil(4) * 4;
+    let pads: Vec<usize> = std::iter::once(name_end)
+        .chain((md_len..md_len.div_ceil(4) * 4).map(|i| desc_at + i))
         .collect();
     let at = pick(u, &pads)?;
     Ok(patch_case(c, |e| {
@@ -66,7 +68,9 @@ pub(super) fn note_metadata_missing(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R 
     let ty = int_except(u, 0, 0xffff, &[u64::from(NT_AMDGPU_METADATA)])? as u32;
     Ok(patch_case(c, |e| {
         let s = e.section(".note")?;
-        e.set_u32(s.offset as usize + 8, ty);
+        e.raw_mut::<NoteHeader>(s.offset as usize)?
+            .n_type
+            .set(LE, ty);
         Some(())
     }))
 }

@@ -2,14 +2,13 @@
 
 use super::*;
 
-pub(super) const STT_OBJECT: u8 = 1;
-pub(super) const STT_FUNC: u8 = 2;
+use hsaco_oracle::elf::raw::{Rela, Sym as RawSym, LE, STT_FUNC, STT_OBJECT};
 
 pub(super) fn symbol_table(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
     let ent = int_except(u, 1, 64, &[24])?;
     Ok(patch_case(c, |e| {
         let s = e.section(".symtab")?;
-        e.set_u64(s.hdr + 56, ent);
+        e.shdr_mut(s.hdr)?.sh_entsize.set(LE, ent);
         Some(())
     }))
 }
@@ -20,7 +19,9 @@ pub(super) fn symbol_name(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
     Ok(patch_case(c, |e| {
         let strtab = e.section(".strtab")?;
         let s = e.both("_DYNAMIC").into_iter().next()?;
-        e.set_u32(s.at, strtab.size as u32 + k);
+        e.raw_mut::<RawSym>(s.at)?
+            .st_name
+            .set(LE, strtab.size as u32 + k);
         Some(())
     }))
 }
@@ -44,11 +45,11 @@ pub(super) fn symbol_entry_relocation(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> 
     };
     // R_AMDGPU_NONE, ABS32_LO, ABS32_HI, ABS64, REL32, ABS32, GOTPCREL.
     let ty = pick(u, &[0u64, 1, 2, 3, 4, 6, 7])?;
-    let at = r.offset + 8;
-    let Some(info) = elf.get_mut(at..at + 8) else {
+    let mut e = Ed::new(&mut elf);
+    let Some(rela) = e.raw_mut::<Rela>(r.offset) else {
         return Ok(None);
     };
-    info.copy_from_slice(&(u64::from(r.symbol) << 32 | ty).to_le_bytes());
+    rela.r_info = Rela::r_info(LE, false, r.symbol, ty as u32);
     Ok(Some(Out {
         object: c.co.clone(),
         elf,
@@ -59,7 +60,7 @@ pub(super) fn symbol_kd_type(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
     let (_, kd) = kernel_syms(c.co, any_kernel(c.co, u)?);
     let ty = pick(u, &[0u8, STT_FUNC, 5, 6, 7, 10, 13])?;
     Ok(patch_case(c, |e| {
-        e.edit_symbol(&kd, |e, s| e.set_u8(s.at + 4, s.info & 0xf0 | ty))
+        e.edit_sym(&kd, |raw, s| raw.st_info = s.info & 0xf0 | ty)
     }))
 }
 
@@ -67,7 +68,7 @@ pub(super) fn symbol_kd_size(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
     let (_, kd) = kernel_syms(c.co, any_kernel(c.co, u)?);
     let size = int_except(u, 0, 4096, &[64])?;
     Ok(patch_case(c, |e| {
-        e.edit_symbol(&kd, |e, s| e.set_u64(s.at + 16, size))
+        e.edit_sym(&kd, |raw, _| raw.st_size.set(LE, size))
     }))
 }
 
@@ -95,7 +96,7 @@ pub(super) fn symbol_kd_align(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
         let bytes = desc.encode(&tc, entry).to_bytes();
         let new = at - back as usize;
         e.put(new, &bytes);
-        e.edit_symbol(&kd, |e, s| e.set_u64(s.at + 8, s.value - back))
+        e.edit_sym(&kd, |raw, s| raw.st_value.set(LE, s.value - back))
     }))
 }
 
@@ -104,7 +105,7 @@ pub(super) fn symbol_kd_section(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
     let to = pick(u, &[".text", ".dynamic", ".note", ".dynstr"])?;
     Ok(patch_case(c, |e| {
         let idx = e.section(to)?.index as u16;
-        e.edit_symbol(&kd, |e, s| e.set_u16(s.at + 6, idx))
+        e.edit_sym(&kd, |raw, _| raw.st_shndx.set(LE, idx))
     }))
 }
 
@@ -142,7 +143,7 @@ pub(super) fn symbol_kd_duplicate(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
         let syms = e.both(&kd_j);
         for (t, s) in [".symtab", ".dynsym"].iter().zip(&syms) {
             let off = e.str_offset(t, &kd_i)?;
-            e.set_u32(s.at, off);
+            e.raw_mut::<RawSym>(s.at)?.st_name.set(LE, off);
         }
         Some(())
     }))
@@ -167,10 +168,7 @@ pub(super) fn symbol_kernel_missing(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R 
     }
     let d = pick(u, &cuts)? as u32;
     Ok(patch_case(c, |e| {
-        e.edit_symbol(&k, |e, s| {
-            let v = e.u32(s.at);
-            e.set_u32(s.at, v + d)
-        })
+        e.edit_sym(&k, |raw, _| raw.st_name.set(LE, raw.st_name.get(LE) + d))
     }))
 }
 
@@ -178,7 +176,7 @@ pub(super) fn symbol_kernel_type(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
     let (k, _) = kernel_syms(c.co, any_kernel(c.co, u)?);
     let ty = pick(u, &[0u8, STT_OBJECT, 5, 6, 10, 13])?;
     Ok(patch_case(c, |e| {
-        e.edit_symbol(&k, |e, s| e.set_u8(s.at + 4, s.info & 0xf0 | ty))
+        e.edit_sym(&k, |raw, s| raw.st_info = s.info & 0xf0 | ty)
     }))
 }
 
@@ -210,9 +208,9 @@ pub(super) fn symbol_entry_align(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
         let at = e.kd(&k)? + kdo::ENTRY;
         let v = e.u64(at);
         e.set_u64(at, v + skip);
-        e.edit_symbol(&k, |e, s| {
-            e.set_u64(s.at + 8, s.value + skip);
-            e.set_u64(s.at + 16, s.size - skip);
+        e.edit_sym(&k, |raw, s| {
+            raw.st_value.set(LE, s.value + skip);
+            raw.st_size.set(LE, s.size - skip);
         })
     }))
 }
