@@ -727,7 +727,7 @@ pub fn check_e_flags(
     cov: CodeObjectVersion,
     sink: &mut Sink,
 ) -> Option<&'static Target> {
-    let mach = (flags & 0xff) as u8;
+    let mach = (flags & raw::EF_AMDGPU_MACH) as u8;
     let target = targets::by_mach(mach);
     match target {
         None => {

@@ -266,15 +266,10 @@ pub(super) fn patch_case(c: &Ctx<'_>, f: impl FnOnce(&mut Ed<'_>) -> Option<()>)
     )
 }
 
-/// Descriptor field offsets.
-pub(super) mod kdo {
-    pub const RSRC3: usize = 44;
-    pub const RSRC1: usize = 48;
-    pub const RSRC2: usize = 52;
-    pub const PROPS: usize = 56;
-    pub const PRELOAD: usize = 58;
-    pub const ENTRY: usize = 16;
-}
+/// The descriptor's `kernel_code_entry_byte_offset`, from the oracle's
+/// layout.
+pub(super) const KD_ENTRY: usize =
+    hsaco_oracle::layout::offsets::KERNEL_CODE_ENTRY_BYTE_OFFSET as usize;
 
 /// Rewrites the 32-bit descriptor field at `field` of kernel `k`.
 pub(super) fn kd_u32(

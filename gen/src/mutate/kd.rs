@@ -49,18 +49,6 @@ pub(super) fn word_at(w: Word) -> usize {
     at as usize
 }
 
-// The editor's own offset table (`kdo` in edit.rs, not this module's to
-// change) pinned to the layout's until it goes: the mutators here read
-// only the layout.
-const _: () = assert!(
-    kdo::RSRC1 == offsets::COMPUTE_PGM_RSRC1 as usize
-        && kdo::RSRC2 == offsets::COMPUTE_PGM_RSRC2 as usize
-        && kdo::RSRC3 == offsets::COMPUTE_PGM_RSRC3 as usize
-        && kdo::PROPS == offsets::KERNEL_CODE_PROPERTIES as usize
-        && kdo::PRELOAD == offsets::KERNARG_PRELOAD as usize
-        && kdo::ENTRY == offsets::KERNEL_CODE_ENTRY_BYTE_OFFSET as usize
-);
-
 /// The edit that ORs `bits` into descriptor word `w`.
 pub(super) fn or_bits(w: Word, bits: u32) -> KdEdit {
     if w.bits() == 16 {

@@ -92,7 +92,7 @@ pub(super) fn symbol_kd_align(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
     let desc = out.object.kernels[i].descriptor.clone();
     Ok(patch(out, |e| {
         let at = e.kd(&name)?;
-        let entry = e.u64(at + kdo::ENTRY) as i64 + back as i64;
+        let entry = e.u64(at + KD_ENTRY) as i64 + back as i64;
         let bytes = desc.encode(&tc, entry).to_bytes();
         let new = at - back as usize;
         e.put(new, &bytes);
@@ -138,7 +138,7 @@ pub(super) fn symbol_kd_duplicate(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
         // entry check looks up by the (now shared) name.
         let code_i = e.both(&name_i).first()?.value;
         let kd_j_sym = e.both(&kd_j).first()?.clone();
-        let at = e.kd(&name_j)? + kdo::ENTRY;
+        let at = e.kd(&name_j)? + KD_ENTRY;
         e.set_u64(at, code_i.wrapping_sub(kd_j_sym.value));
         let syms = e.both(&kd_j);
         for (t, s) in [".symtab", ".dynsym"].iter().zip(&syms) {
@@ -186,7 +186,7 @@ pub(super) fn symbol_entry_target(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
     let steps = int_except(u, 0, 16, &[8])? as i64 - 8;
     let (k, _) = kernel_syms(c.co, i);
     Ok(patch_case(c, |e| {
-        let at = e.kd(&k)? + kdo::ENTRY;
+        let at = e.kd(&k)? + KD_ENTRY;
         let v = e.u64(at) as i64;
         e.set_u64(at, v.wrapping_add(256 * steps) as u64);
         Some(())
@@ -205,7 +205,7 @@ pub(super) fn symbol_entry_align(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
     let out = remodel(co);
     let (k, _) = kernel_syms(&out.object, i);
     Ok(patch(out, |e| {
-        let at = e.kd(&k)? + kdo::ENTRY;
+        let at = e.kd(&k)? + KD_ENTRY;
         let v = e.u64(at);
         e.set_u64(at, v + skip);
         e.edit_sym(&k, |raw, s| {

@@ -331,7 +331,7 @@ impl TargetId {
     /// define, including the V6 generic version, are ignored here (see
     /// [`CodeObjectVersion::defined_e_flags`] and [`generic_version`]).
     pub fn from_e_flags(e_flags: u32, cov: CodeObjectVersion) -> Result<TargetId, EFlagsError> {
-        let mach = (e_flags & 0xff) as u8;
+        let mach = (e_flags & crate::elf::raw::EF_AMDGPU_MACH) as u8;
         let target = match by_mach(mach) {
             Some(t) if t.hsa => t,
             Some(t) => return Err(EFlagsError::NotHsa { mach, name: t.name }),

@@ -91,7 +91,7 @@ fn code_note_isa_version(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
     let i = any_kernel(c.co, u)?;
     let v = other_isa(c, u)?;
     Ok(image(c, |img| {
-        img.e_flags = img.e_flags & !0xff | u32::from(mach);
+        img.e_flags = img.e_flags & !hsaco_oracle::elf::raw::EF_AMDGPU_MACH | u32::from(mach);
         let h = &mut img.kernels.get_mut(i)?.header;
         let [ma, mi, st] = v.map(|x| x as u16);
         let [oa, oi, os] = c.t.isa_version.map(u16::from);

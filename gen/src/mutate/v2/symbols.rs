@@ -1,6 +1,7 @@
 //! V2 mutators of `symbol.v2.*` rules: the kernel symbols.
 
 use super::*;
+use hsaco_oracle::elf::raw::{LE, SHN_ABS, SHN_UNDEF};
 
 fn symbol_kernel_section(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
     if !v2(c) {
@@ -10,10 +11,17 @@ fn symbol_kernel_section(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
     let name = c.co.kernels[i].name.clone();
     let to = pick(
         u,
-        &[idx::NOTE, idx::DYNSYM, idx::DYNSTR, idx::DYNAMIC, 0, 0xfff1],
+        &[
+            idx::NOTE,
+            idx::DYNSYM,
+            idx::DYNSTR,
+            idx::DYNAMIC,
+            SHN_UNDEF,
+            SHN_ABS,
+        ],
     )?;
     Ok(patch_case(c, |e| {
-        e.edit_symbol(&name, |e, s| e.set_u16(s.at + 6, to))
+        e.edit_sym(&name, |raw, _| raw.st_shndx.set(LE, to))
     }))
 }
 
