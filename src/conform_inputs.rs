@@ -174,7 +174,7 @@ fn processor(data: &[u8]) -> Result<&'static Target, Unusable> {
         Unusable::NoTarget(format!(
             "e_flags {:#x} names no processor the oracle models (EF_AMDGPU_MACH {:#04x})",
             elf.header.flags,
-            elf.header.flags & 0xff
+            elf.header.flags & hsaco_oracle::elf::raw::EF_AMDGPU_MACH
         ))
     })
 }

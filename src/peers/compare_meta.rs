@@ -279,7 +279,7 @@ fn compare_isa(
         .as_ref()
         .map(|t| format!("{TRIPLE_PREFIX}{t}"));
     let cov = elf.and_then(|e| e.cov);
-    let mach = elf.map(|e| (e.header.flags & 0xff) as u8);
+    let mach = elf.map(|e| (e.header.flags & hsaco_oracle::elf::raw::EF_AMDGPU_MACH) as u8);
     let push = |diffs: &mut Vec<Difference>, comgr: String, known| {
         diffs.push(Difference {
             aspect: Aspect::IsaName,
