@@ -1,4 +1,5 @@
-//! Metadata trees: comgr's against the oracle's (and the LLVM model's), key by key.
+//! Metadata trees: comgr's against the oracle's (and against the LLVM
+//! model's, which decides whether a difference is known), key by key.
 
 use std::collections::BTreeMap;
 

@@ -1,4 +1,5 @@
-//! The model of LLVM's `msgpack::Document` reader inside comgr, and how comgr prints MessagePack scalars.
+//! How comgr prints MessagePack scalars, and the model of the LLVM
+//! `msgpack::Document` reader inside comgr ([`llvm_model`]).
 
 use hsaco_oracle::msgpack::Value;
 
