@@ -62,7 +62,7 @@ fn compares(p: &Peer) -> String {
     }
     p.compares
         .iter()
-        .map(|c| c.name())
+        .map(|c| c.as_str())
         .collect::<Vec<_>>()
         .join(", ")
 }
@@ -157,10 +157,10 @@ pub fn text(d: &Discovery) -> String {
             out.push_str(&format!("  {}: {}\n", n.path.display(), n.reason));
         }
     }
-    let usable: Vec<&str> = Capability::ALL
+    let usable: Vec<&str> = Capability::KINDS
         .into_iter()
         .filter(|c| d.peers.iter().any(|p| p.compares.contains(c)))
-        .map(Capability::name)
+        .map(Capability::as_str)
         .collect();
     out.push_str(&format!(
         "\n{} peers, {} usable; comparisons available: {}\n",

@@ -29,10 +29,8 @@ use serde_json::{json, Value};
 
 use super::findings::shell_line;
 use super::isolate::Task;
-use super::run::{from_reply, unreadable, write_object};
-use super::{
-    hex_bytes, ComparisonId, Ctx, Input, NotComparable, Peer, PeerInfo, PeerResult, Verdict, View,
-};
+use super::run::{from_reply, unreadable, worker_payloads, write_object};
+use super::{hex_bytes, ComparisonId, Ctx, Input, Peer, PeerInfo, PeerResult, Verdict, View};
 use crate::peers::comgr::{self as binding, Comgr, ComgrError};
 use crate::peers::compare_meta::{self, Outcome, Report};
 use crate::peers::discover;
@@ -277,20 +275,11 @@ impl Peer for ComgrPeer {
         inputs: &[Input],
         each: &mut dyn FnMut(usize, PeerResult),
     ) {
-        let mut payloads = Vec::with_capacity(inputs.len());
-        let mut index = Vec::with_capacity(inputs.len());
-        for (k, i) in inputs.iter().enumerate() {
-            match i {
-                Input::File { bytes, .. } => {
-                    payloads.push(hex_bytes::encode(bytes));
-                    index.push(k);
-                }
-                _ => each(
-                    k,
-                    PeerResult::NotComparable(NotComparable::Reads("comgr reads code objects")),
-                ),
-            }
-        }
+        let bytes_of: fn(&Input) -> Option<&[u8]> = |i| match i {
+            Input::File { bytes, .. } => Some(bytes),
+            _ => None,
+        };
+        let (payloads, index) = worker_payloads(inputs, bytes_of, "comgr reads code objects", each);
         let context = if comparison == ComparisonId::ComgrMetadata {
             CONTEXT_COMPARE
         } else {

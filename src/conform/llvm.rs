@@ -16,10 +16,10 @@ use crate::smem_diff::{self, LlvmView, Outcome};
 use hsaco_oracle::smem::SmemGen;
 
 use super::isolate::{self, Reply, Task};
-use super::run::{from_reply, unreadable};
+use super::run::{from_reply, unreadable, worker_payloads};
 use super::{
-    bytes_line, hex_bytes, ComparisonId, Crash, Ctx, Hang, Input, NotComparable, Peer, PeerInfo,
-    PeerResult, Piece, View,
+    bytes_line, ComparisonId, Crash, Ctx, Hang, Input, NotComparable, Peer, PeerInfo, PeerResult,
+    Piece, View,
 };
 
 /// The comparisons a disassembler takes part in.
@@ -291,20 +291,11 @@ impl Peer for LibLlvm {
         inputs: &[Input],
         each: &mut dyn FnMut(usize, PeerResult),
     ) {
-        let mut payloads = Vec::with_capacity(inputs.len());
-        let mut index = Vec::with_capacity(inputs.len());
-        for (k, i) in inputs.iter().enumerate() {
-            match i {
-                Input::Bytes { bytes } => {
-                    payloads.push(hex_bytes::encode(bytes));
-                    index.push(k);
-                }
-                _ => each(
-                    k,
-                    PeerResult::NotComparable(NotComparable::Reads(READS_BYTES)),
-                ),
-            }
-        }
+        let bytes_of: fn(&Input) -> Option<&[u8]> = |i| match i {
+            Input::Bytes { bytes } => Some(bytes),
+            _ => None,
+        };
+        let (payloads, index) = worker_payloads(inputs, bytes_of, READS_BYTES, each);
         let context = if comparison == ComparisonId::SmemDisasm {
             format!("{cpu}{ORACLE_CONTEXT}")
         } else {

@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 use super::descriptors::parse_objdump;
 use super::findings::shell_line;
 use super::isolate;
-use super::run::{each_object, run_all_on_object, write_object, Ran};
+use super::run::{each_object_for, mutant_view, run_all_on_object, write_object, Ran};
 use super::{ComparisonId, Ctx, Input, NotComparable, Peer, PeerInfo, PeerResult, View};
 use crate::peers::discover;
 
@@ -160,13 +160,7 @@ impl ObjdumpPeer {
                     .map(|e| format!("{s}: {e}")),
             }
         });
-        PeerResult::View(View::Json {
-            value: json!({
-                "ok": ok,
-                "stderr": isolate::tail(&err, 4).join(" "),
-                "complaint": complaint,
-            }),
-        })
+        mutant_view(ok, &err, complaint)
     }
 
     fn decode(&self, ctx: &Ctx, bytes: &[u8]) -> PeerResult {
@@ -203,11 +197,14 @@ impl Peer for ObjdumpPeer {
         inputs: &[Input],
         each: &mut dyn FnMut(usize, PeerResult),
     ) {
-        let read = |bytes: &[u8]| match comparison {
-            ComparisonId::Mutants => self.judge(ctx, bytes),
-            _ => self.decode(ctx, bytes),
-        };
-        each_object(inputs, "llvm-objdump reads code objects", each, read);
+        each_object_for(
+            comparison,
+            inputs,
+            "llvm-objdump reads code objects",
+            each,
+            |bytes| self.judge(ctx, bytes),
+            |bytes| self.decode(ctx, bytes),
+        );
     }
     fn reproducer(&self, _comparison: ComparisonId, inputs: &[Input]) -> String {
         object_script(inputs, |syms, name| {

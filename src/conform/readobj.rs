@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 use super::isolate;
 use super::objdump::object_script;
 use super::objects_meta::parse_yaml;
-use super::run::{each_object, run_on_object, Ran};
+use super::run::{each_object_for, mutant_view, run_on_object, Ran};
 use super::{ComparisonId, Ctx, Input, NotComparable, Peer, PeerInfo, PeerResult, View};
 
 /// `llvm-readobj-NN --notes`: the metadata note as YAML (comparisons
@@ -64,13 +64,7 @@ impl ReadobjPeer {
             .find(|l| l.contains("Invalid AMDGPU Metadata") || l.contains("<corrupt"))
             .map(|l| l.trim().to_owned())
             .or_else(|| raw_metadata.then(|| "prints the metadata note as raw bytes".to_owned()));
-        PeerResult::View(View::Json {
-            value: json!({
-                "ok": ok,
-                "stderr": isolate::tail(&err, 4).join(" "),
-                "complaint": complaint,
-            }),
-        })
+        mutant_view(ok, &err, complaint)
     }
 
     fn read(&self, ctx: &Ctx, bytes: &[u8]) -> PeerResult {
@@ -154,11 +148,14 @@ impl Peer for ReadobjPeer {
         inputs: &[Input],
         each: &mut dyn FnMut(usize, PeerResult),
     ) {
-        let read = |bytes: &[u8]| match comparison {
-            ComparisonId::Mutants => self.judge(ctx, bytes),
-            _ => self.read(ctx, bytes),
-        };
-        each_object(inputs, "llvm-readobj reads code objects", each, read);
+        each_object_for(
+            comparison,
+            inputs,
+            "llvm-readobj reads code objects",
+            each,
+            |bytes| self.judge(ctx, bytes),
+            |bytes| self.read(ctx, bytes),
+        );
     }
     fn reproducer(&self, _comparison: ComparisonId, inputs: &[Input]) -> String {
         object_script(inputs, |_, name| {

@@ -9,7 +9,9 @@ use std::time::Duration;
 
 use super::findings::shell_line;
 use super::isolate::{self, Reply};
-use super::{Ctx, Input, NotComparable, PeerResult};
+use serde_json::json;
+
+use super::{hex_bytes, ComparisonId, Ctx, Input, NotComparable, PeerResult, View};
 
 /// A fresh file name in the context's scratch folder.
 pub(super) fn scratch_file(ctx: &Ctx, ext: &str) -> PathBuf {
@@ -116,6 +118,58 @@ pub(super) fn each_object(
             _ => each(k, PeerResult::NotComparable(NotComparable::Reads(reads))),
         }
     }
+}
+
+/// [`each_object`] for a tool that takes part in `mutants` as well as in
+/// a comparison of its own: `judge` reads objects for `mutants`, `read`
+/// for any other comparison.
+pub(super) fn each_object_for(
+    comparison: ComparisonId,
+    inputs: &[Input],
+    reads: &'static str,
+    each: &mut dyn FnMut(usize, PeerResult),
+    judge: impl Fn(&[u8]) -> PeerResult,
+    read: impl Fn(&[u8]) -> PeerResult,
+) {
+    each_object(inputs, reads, each, |bytes| match comparison {
+        ComparisonId::Mutants => judge(bytes),
+        _ => read(bytes),
+    });
+}
+
+/// The view `mutants` judges: whether the tool succeeded, the end of its
+/// standard error, and the complaint it printed about the object, if any.
+pub(super) fn mutant_view(ok: bool, stderr: &str, complaint: Option<String>) -> PeerResult {
+    PeerResult::View(View::Json {
+        value: json!({
+            "ok": ok,
+            "stderr": isolate::tail(stderr, 4).join(" "),
+            "complaint": complaint,
+        }),
+    })
+}
+
+/// Hex payloads for a worker: the bytes `bytes_of` picks from each input,
+/// with the index of the input each payload came from; every other input
+/// is given to `each` as not comparable (the worker `reads` only those).
+pub(super) fn worker_payloads(
+    inputs: &[Input],
+    bytes_of: fn(&Input) -> Option<&[u8]>,
+    reads: &'static str,
+    each: &mut dyn FnMut(usize, PeerResult),
+) -> (Vec<String>, Vec<usize>) {
+    let mut payloads = Vec::with_capacity(inputs.len());
+    let mut index = Vec::with_capacity(inputs.len());
+    for (k, i) in inputs.iter().enumerate() {
+        match bytes_of(i) {
+            Some(bytes) => {
+                payloads.push(hex_bytes::encode(bytes));
+                index.push(k);
+            }
+            None => each(k, PeerResult::NotComparable(NotComparable::Reads(reads))),
+        }
+    }
+    (payloads, index)
 }
 
 /// A worker's reply as a peer result; `ok` reads a successful reply.

@@ -103,31 +103,49 @@ impl Source {
 
     fn given(&self, chunk: u64, size: u64) -> Vec<Input> {
         match self {
-            Self::Given(lines) => {
-                let start = usize::try_from(chunk.saturating_mul(size)).unwrap_or(usize::MAX);
-                let end = start.saturating_add(usize::try_from(size).unwrap_or(usize::MAX));
-                lines
-                    .get(start.min(lines.len())..end.min(lines.len()))
-                    .unwrap_or(&[])
-                    .iter()
-                    .map(|(_, b)| Input::bytes(b.clone()))
-                    .collect()
-            }
+            Self::Given(lines) => line_inputs(lines, chunk, size),
             Self::Generated { .. } => Vec::new(),
         }
     }
 
     fn given_origin(&self, chunk: u64, size: u64, index: usize) -> Option<String> {
         match self {
-            Self::Given(lines) => {
-                let k = usize::try_from(chunk.saturating_mul(size))
-                    .ok()?
-                    .checked_add(index)?;
-                lines.get(k).map(|(n, _)| format!("line {n}"))
-            }
+            Self::Given(lines) => line_origin(lines, chunk, size, index),
             Self::Generated { .. } => None,
         }
     }
+}
+
+/// How many of `count` inputs chunk `chunk` holds, in chunks of `size`.
+fn chunk_len(count: u64, chunk: u64, size: u64) -> u64 {
+    count.saturating_sub(chunk.saturating_mul(size)).min(size)
+}
+
+/// The inputs of chunk `chunk` (chunks of `size`) of given lines (line
+/// number, bytes): `smem-disasm` on given words and `diff words`.
+pub(super) fn line_inputs(lines: &[(usize, Vec<u8>)], chunk: u64, size: u64) -> Vec<Input> {
+    let start = usize::try_from(chunk.saturating_mul(size)).unwrap_or(usize::MAX);
+    let end = start.saturating_add(usize::try_from(size).unwrap_or(usize::MAX));
+    lines
+        .get(start.min(lines.len())..end.min(lines.len()))
+        .unwrap_or(&[])
+        .iter()
+        .map(|(_, b)| Input::bytes(b.clone()))
+        .collect()
+}
+
+/// Where input `index` of chunk `chunk` of [`line_inputs`] comes from
+/// (`line N`), or `None` past the end.
+pub(super) fn line_origin(
+    lines: &[(usize, Vec<u8>)],
+    chunk: u64,
+    size: u64,
+    index: usize,
+) -> Option<String> {
+    let k = usize::try_from(chunk.saturating_mul(size))
+        .ok()?
+        .checked_add(index)?;
+    lines.get(k).map(|(n, _)| format!("line {n}"))
 }
 
 /// `smem-disasm`: the oracle's decode against a disassembler peer's.
@@ -190,8 +208,7 @@ impl Comparison for SmemDisasm {
         let Ok(gen) = family(target) else {
             return Vec::new();
         };
-        let start = chunk.saturating_mul(DISASM_CHUNK);
-        let n = count.saturating_sub(start).min(DISASM_CHUNK);
+        let n = chunk_len(count, chunk, DISASM_CHUNK);
         let ns = stream_half(n);
         let nr = n - ns;
         let mut v: Vec<Input> = stream_words(target, seed, chunk, ns as usize, false)
@@ -214,8 +231,7 @@ impl Comparison for SmemDisasm {
         let Source::Generated { count, .. } = self.source else {
             return format!("input {index}");
         };
-        let start = chunk.saturating_mul(DISASM_CHUNK);
-        let ns = stream_half(count.saturating_sub(start).min(DISASM_CHUNK)) as usize;
+        let ns = stream_half(chunk_len(count, chunk, DISASM_CHUNK)) as usize;
         if index < ns {
             format!("{} chunk {chunk}: stream word {index}", target.name)
         } else {
@@ -464,8 +480,7 @@ impl Comparison for SmemEncode {
         self.count.div_ceil(ENCODE_CHUNK)
     }
     fn inputs(&self, target: &Target, chunk: u64) -> Vec<Input> {
-        let start = chunk.saturating_mul(ENCODE_CHUNK);
-        let n = self.count.saturating_sub(start).min(ENCODE_CHUNK);
+        let n = chunk_len(self.count, chunk, ENCODE_CHUNK);
         // Another stream space than smem-disasm's (chunk numbers offset).
         stream_words(target, self.seed, chunk | (1 << 40), n as usize, true)
             .into_iter()

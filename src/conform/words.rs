@@ -7,6 +7,7 @@
 
 use hsaco_oracle::targets::Target;
 
+use super::smem::{line_inputs, line_origin};
 use super::{Comparison, ComparisonId, Difference, Input, Peer, Piece, Verdict, View};
 
 /// Lines per chunk.
@@ -167,21 +168,10 @@ impl Comparison for WordsCmp {
         (self.lines.len() as u64).div_ceil(CHUNK)
     }
     fn inputs(&self, _target: &Target, chunk: u64) -> Vec<Input> {
-        let start = usize::try_from(chunk.saturating_mul(CHUNK)).unwrap_or(usize::MAX);
-        let end = start.saturating_add(CHUNK as usize);
-        self.lines
-            .get(start.min(self.lines.len())..end.min(self.lines.len()))
-            .unwrap_or(&[])
-            .iter()
-            .map(|(_, b)| Input::bytes(b.clone()))
-            .collect()
+        line_inputs(&self.lines, chunk, CHUNK)
     }
     fn origin(&self, _target: &Target, chunk: u64, index: usize) -> String {
-        usize::try_from(chunk.saturating_mul(CHUNK))
-            .ok()
-            .and_then(|s| s.checked_add(index))
-            .and_then(|k| self.lines.get(k))
-            .map_or_else(|| format!("input {index}"), |(n, _)| format!("line {n}"))
+        line_origin(&self.lines, chunk, CHUNK, index).unwrap_or_else(|| format!("input {index}"))
     }
     fn needs_reference(&self) -> bool {
         true

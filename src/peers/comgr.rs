@@ -42,6 +42,8 @@ use std::sync::OnceLock;
 
 use libloading::Library;
 
+use super::library::{self, symbol, LibraryError};
+
 /// File names tried, in order: the interface 2 library this binding was
 /// written for, then the unversioned development link.
 pub const LIBRARY_NAMES: [&str; 2] = ["libamd_comgr.so.2", "libamd_comgr.so"];
@@ -88,25 +90,8 @@ impl fmt::Display for Status {
 /// Why comgr could not be had, or what a call into it reported.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ComgrError {
-    /// No comgr library was found.
-    NotFound {
-        /// Directories searched.
-        searched: Vec<PathBuf>,
-    },
-    /// The library exists but could not be loaded.
-    Load {
-        /// The library.
-        path: PathBuf,
-        /// The loader's message.
-        message: String,
-    },
-    /// A C API function is missing from the library.
-    Symbol {
-        /// The library.
-        path: PathBuf,
-        /// The missing function.
-        symbol: &'static str,
-    },
+    /// The library could not be found or loaded, or lacks a function.
+    Library(LibraryError),
     /// A C API call returned a status other than success.
     Call {
         /// The C function.
@@ -138,20 +123,7 @@ pub enum ComgrError {
 impl fmt::Display for ComgrError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Self::NotFound { searched } => {
-                write!(f, "libamd_comgr.so.2 not found (searched")?;
-                for d in searched {
-                    write!(f, " {}", d.display())?;
-                }
-                write!(
-                    f,
-                    "); install Debian's libamd-comgr2 or ROCm, or add its directory to LD_LIBRARY_PATH"
-                )
-            }
-            Self::Load { path, message } => write!(f, "cannot load {}: {message}", path.display()),
-            Self::Symbol { path, symbol } => {
-                write!(f, "{} has no function {symbol}", path.display())
-            }
+            Self::Library(e) => e.fmt(f),
             Self::Call { call, status } => write!(f, "{call} returned {status}"),
             Self::TooLarge { call, size } => {
                 write!(f, "{call} reported an implausible size {size}")
@@ -166,6 +138,12 @@ impl fmt::Display for ComgrError {
 }
 
 impl std::error::Error for ComgrError {}
+
+impl From<LibraryError> for ComgrError {
+    fn from(e: LibraryError) -> Self {
+        Self::Library(e)
+    }
+}
 
 /// The kind of a data object (`amd_comgr_data_kind_t`), for the kinds this
 /// binding creates.
@@ -407,25 +385,16 @@ pub fn find_in(dirs: &[PathBuf]) -> Result<PathBuf, ComgrError> {
             }
         }
     }
-    Err(ComgrError::NotFound {
+    Err(ComgrError::Library(LibraryError::NotFound {
+        name: LIBRARY_NAMES[0].into(),
+        install: "install Debian's libamd-comgr2 or ROCm".into(),
         searched: dirs.to_vec(),
-    })
+    }))
 }
 
 /// The comgr library on this machine ([`default_dirs`]).
 pub fn find() -> Result<PathBuf, ComgrError> {
     find_in(&default_dirs())
-}
-
-fn symbol<T: Copy>(lib: &Library, path: &Path, name: &'static str) -> Result<T, ComgrError> {
-    // SAFETY: every caller names a function of comgr's C API with the
-    // signature given by `T` (declared above from the documented API).
-    unsafe { lib.get::<T>(name.as_bytes()) }
-        .map(|s| *s)
-        .map_err(|_| ComgrError::Symbol {
-            path: path.to_owned(),
-            symbol: name,
-        })
 }
 
 fn check(call: &'static str, status: RawStatus) -> Result<(), ComgrError> {
@@ -457,10 +426,7 @@ impl Comgr {
     fn load_new(path: &Path) -> Result<&'static Comgr, ComgrError> {
         // SAFETY: loading runs the library's initialisers, which only set
         // up comgr's and LLVM's own global tables.
-        let lib = unsafe { Library::new(path) }.map_err(|e| ComgrError::Load {
-            path: path.to_owned(),
-            message: e.to_string(),
-        })?;
+        let lib = unsafe { library::load(path) }?;
         let get_version: GetVersionFn = symbol(&lib, path, "amd_comgr_get_version")?;
         let (mut major, mut minor) = (0usize, 0usize);
         // SAFETY: writes two size_t through valid pointers.
@@ -1003,7 +969,10 @@ mod tests {
     fn find_in_prefers_the_versioned_name() {
         let d = tempfile::tempdir().expect("tempdir");
         let dirs = vec![d.path().to_path_buf()];
-        assert!(matches!(find_in(&dirs), Err(ComgrError::NotFound { .. })));
+        assert!(matches!(
+            find_in(&dirs),
+            Err(ComgrError::Library(LibraryError::NotFound { .. }))
+        ));
         std::fs::write(d.path().join("libamd_comgr.so"), b"").expect("write");
         assert_eq!(find_in(&dirs), Ok(d.path().join("libamd_comgr.so")));
         std::fs::write(d.path().join("libamd_comgr.so.2"), b"").expect("write");

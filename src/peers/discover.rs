@@ -51,6 +51,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use super::{comgr, llvm_disasm};
+use crate::conform::id::ComparisonId;
 
 /// The LLVM tools looked for.
 pub const LLVM_TOOLS: [&str; 4] = ["llvm-mc", "llvm-objdump", "llvm-readobj", "ld.lld"];
@@ -64,75 +65,10 @@ pub const HSA_TIMEOUT: Duration = Duration::from_secs(30);
 /// File name of the HSA runtime.
 pub const HSA_LIBRARY: &str = "libhsa-runtime64.so.1";
 
-/// A `conform` comparison a peer takes part in (the ids `conform --kinds`
-/// takes).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-pub enum Capability {
-    /// `smem-disasm`: SMEM words decoded by libLLVM's disassembler (in
-    /// process) or `llvm-mc --disassemble`.
-    #[serde(rename = "smem-disasm")]
-    SmemDisasm,
-    /// `smem-encode`: SMEM encodings from `llvm-mc -show-encoding`.
-    #[serde(rename = "smem-encode")]
-    SmemEncode,
-    /// `rebuild`: objects rebuilt from assembler text by `llvm-mc` and
-    /// `ld.lld`.
-    #[serde(rename = "rebuild")]
-    Rebuild,
-    /// `descriptors`: kernel descriptors decoded by `llvm-objdump`, and its
-    /// directives assembled again by `llvm-mc`.
-    #[serde(rename = "descriptors")]
-    Descriptors,
-    /// `metadata`: metadata notes printed by `llvm-readobj --notes`.
-    #[serde(rename = "metadata")]
-    Metadata,
-    /// `comgr-metadata`: metadata, ISA name and symbols read by comgr.
-    #[serde(rename = "comgr-metadata")]
-    ComgrMetadata,
-    /// `mutants`: whether the peer complains about objects that break a
-    /// rule.
-    #[serde(rename = "mutants")]
-    Mutants,
-}
-
-impl Capability {
-    /// Every capability, in `conform`'s order.
-    pub const ALL: [Capability; 7] = [
-        Self::SmemDisasm,
-        Self::SmemEncode,
-        Self::Rebuild,
-        Self::Descriptors,
-        Self::Metadata,
-        Self::ComgrMetadata,
-        Self::Mutants,
-    ];
-
-    /// The comparison id (as in JSON and `conform --kinds`).
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::SmemDisasm => "smem-disasm",
-            Self::SmemEncode => "smem-encode",
-            Self::Rebuild => "rebuild",
-            Self::Descriptors => "descriptors",
-            Self::Metadata => "metadata",
-            Self::ComgrMetadata => "comgr-metadata",
-            Self::Mutants => "mutants",
-        }
-    }
-
-    /// What it means, for people.
-    pub fn description(self) -> &'static str {
-        match self {
-            Self::SmemDisasm => "SMEM words via libLLVM (in process) or llvm-mc --disassemble",
-            Self::SmemEncode => "SMEM encodings via llvm-mc -show-encoding",
-            Self::Rebuild => "objects rebuilt from assembler text via llvm-mc + ld.lld",
-            Self::Descriptors => "kernel descriptors via llvm-objdump, reassembled by llvm-mc",
-            Self::Metadata => "metadata via llvm-readobj --notes",
-            Self::ComgrMetadata => "metadata, ISA name and symbols via comgr",
-            Self::Mutants => "which invalid objects the tool reads without complaint",
-        }
-    }
-}
+/// A `conform` comparison a peer takes part in: a [`ComparisonId`], so
+/// that a peer's `compares` list and `conform --kinds` read one list of
+/// ids (no peer lists `words`).
+pub type Capability = ComparisonId;
 
 /// What kind of peer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]

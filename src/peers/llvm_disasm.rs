@@ -26,33 +26,16 @@ use std::sync::{Mutex, OnceLock};
 
 use libloading::Library;
 
+use super::library::{self, symbol, LibraryError};
+
 /// The target triple used for every disassembler.
 pub const TRIPLE: &str = "amdgcn-amd-amdhsa";
 
 /// Why a library or disassembler could not be had.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum PeerError {
-    /// No `libLLVM-NN.so` of that version was found.
-    NotFound {
-        /// LLVM major version asked for.
-        version: u32,
-        /// Directories searched.
-        searched: Vec<PathBuf>,
-    },
-    /// The library exists but could not be loaded.
-    Load {
-        /// The library.
-        path: PathBuf,
-        /// The loader's message.
-        message: String,
-    },
-    /// A C API function is missing from the library.
-    Symbol {
-        /// The library.
-        path: PathBuf,
-        /// The missing function.
-        symbol: &'static str,
-    },
+    /// The library could not be found or loaded, or lacks a function.
+    Library(LibraryError),
     /// The library does not know the processor (LLVM would abort).
     UnknownProcessor {
         /// LLVM major version.
@@ -82,20 +65,7 @@ pub enum PeerError {
 impl fmt::Display for PeerError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Self::NotFound { version, searched } => {
-                write!(f, "libLLVM-{version}.so not found (searched")?;
-                for d in searched {
-                    write!(f, " {}", d.display())?;
-                }
-                write!(
-                    f,
-                    "); install Debian's libllvm{version} (or llvm-{version}), or add its directory to LD_LIBRARY_PATH"
-                )
-            }
-            Self::Load { path, message } => write!(f, "cannot load {}: {message}", path.display()),
-            Self::Symbol { path, symbol } => {
-                write!(f, "{} has no function {symbol}", path.display())
-            }
+            Self::Library(e) => e.fmt(f),
             Self::UnknownProcessor { version, cpu } => {
                 write!(f, "LLVM {version} does not know the processor {cpu}")
             }
@@ -115,6 +85,12 @@ impl fmt::Display for PeerError {
 }
 
 impl std::error::Error for PeerError {}
+
+impl From<LibraryError> for PeerError {
+    fn from(e: LibraryError) -> Self {
+        Self::Library(e)
+    }
+}
 
 /// An installed LLVM shared library.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -467,10 +443,11 @@ pub fn find(version: u32) -> Result<LibInfo, PeerError> {
     discover_in(&dirs)
         .into_iter()
         .find(|l| l.version == version)
-        .ok_or(PeerError::NotFound {
-            version,
+        .ok_or(PeerError::Library(LibraryError::NotFound {
+            name: format!("libLLVM-{version}.so"),
+            install: format!("install Debian's libllvm{version} (or llvm-{version})"),
             searched: dirs,
-        })
+        }))
 }
 
 type InitFn = unsafe extern "C" fn();
@@ -527,17 +504,6 @@ impl fmt::Debug for LlvmLib {
     }
 }
 
-fn symbol<T: Copy>(lib: &Library, path: &Path, name: &'static str) -> Result<T, PeerError> {
-    // SAFETY: every caller names a function of the LLVM C API (or the one
-    // C++ function above) with the signature given by `T`.
-    unsafe { lib.get::<T>(name.as_bytes()) }
-        .map(|s| *s)
-        .map_err(|_| PeerError::Symbol {
-            path: path.to_owned(),
-            symbol: name,
-        })
-}
-
 impl LlvmLib {
     /// Loads the library of LLVM `version` (found with [`find`]), once
     /// per process.
@@ -561,10 +527,7 @@ impl LlvmLib {
         let path = &info.path;
         // SAFETY: loading runs the library's initialisers; libLLVM's only
         // register LLVM's own global tables.
-        let lib = unsafe { Library::new(path) }.map_err(|e| PeerError::Load {
-            path: path.clone(),
-            message: e.to_string(),
-        })?;
+        let lib = unsafe { library::load(path) }?;
         for name in [
             "LLVMInitializeAMDGPUTargetInfo",
             "LLVMInitializeAMDGPUTargetMC",

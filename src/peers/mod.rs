@@ -11,4 +11,6 @@ pub mod compare_meta;
 #[allow(unsafe_code)]
 pub mod discover;
 #[allow(unsafe_code)]
+pub mod library;
+#[allow(unsafe_code)]
 pub mod llvm_disasm;
