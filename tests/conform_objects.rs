@@ -517,7 +517,6 @@ fn object_findings_are_reduced_on_the_generator_model() {
     // wave32 granule: (granule + 1) × 8, twice the oracle's count.
     let kd = hsaco_oracle::check::check_object(&bytes).kernels[0]
         .descriptor
-        .clone()
         .expect("a descriptor");
     let doubled = (kd.granulated_workitem_vgpr_count() + 1) * 8;
     assert!(

@@ -405,11 +405,10 @@ impl KernelDescriptor {
         for row in l::FIELDS.iter().copied() {
             let v = u64::from(self.field(row));
             match SHOWN.iter().find(|(r, _, _)| std::ptr::eq(*r, row)) {
-                Some((_, when, show)) => {
-                    if (row.defined)(target) && when(target) {
-                        push(row.path, v, show.text(self, target, v));
-                    }
+                Some((_, when, show)) if (row.defined)(target) && when(target) => {
+                    push(row.path, v, show.text(self, target, v));
                 }
+                Some(_) => {}
                 // A row with no entry of its own reads as the table says:
                 // its meaning, and the value when it is a count.
                 None if (row.defined)(target) => {
