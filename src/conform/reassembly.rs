@@ -13,6 +13,7 @@ use std::process::Command;
 use hsaco_oracle::check::check_object;
 use hsaco_oracle::elf::Elf;
 use hsaco_oracle::kd::{self, KernelDescriptor};
+use hsaco_oracle::layout;
 use hsaco_oracle::targets::{self, Generation, Target};
 use hsaco_oracle::Sink;
 use serde_json::{json, Map, Value};
@@ -373,17 +374,23 @@ fn implied_user_sgprs(d: &KernelDescriptor) -> u32 {
         .saturating_add(d.kernarg_preload_length())
 }
 
-/// Descriptor fields llvm-objdump prints only as a comment (uppercase
-/// name), for which the assembler then writes its default, 0.
-const COMMENT_ONLY: &[(&str, &str)] = &[
-    ("compute_pgm_rsrc3.shared_vgpr_count", "SHARED_VGPR_COUNT"),
-    ("compute_pgm_rsrc3.inst_pref_size", "INST_PREF_SIZE"),
-    ("compute_pgm_rsrc3.trap_on_start", "TRAP_ON_START"),
-    ("compute_pgm_rsrc3.trap_on_end", "TRAP_ON_END"),
-    ("compute_pgm_rsrc3.glg_en", "GLG_EN"),
-    ("compute_pgm_rsrc3.image_op", "IMAGE_OP"),
-    ("compute_pgm_rsrc2.wgp_takeover", "WGP_TAKEOVER"),
-];
+/// The comment name under which llvm-objdump prints `field` when it
+/// prints it only as a comment (the assembler then writes its default,
+/// 0): every layout row printed so ([`layout::Printed::Comment`]), and
+/// SHARED_VGPR_COUNT, which llvm-objdump-19 prints as a directive for
+/// wave64 kernels but only as a comment for wave32 ones.
+fn comment_only(field: &str) -> Option<&'static str> {
+    if field == layout::SHARED_VGPR_COUNT.path {
+        return Some("SHARED_VGPR_COUNT");
+    }
+    layout::FIELDS
+        .iter()
+        .filter(|f| f.path == field)
+        .find_map(|f| match f.printed {
+            layout::Printed::Comment(n) => Some(n),
+            _ => None,
+        })
+}
 
 /// Fields some llvm-objdump before 19 prints neither as a directive nor
 /// as a comment (oracle field, the names it would be printed under):
@@ -450,8 +457,8 @@ fn explain_change(
         return (new_value == g.saturating_add(1))
             .then_some("reassembly:architected-flat-scratch-sgprs");
     }
-    if let Some((_, c)) = COMMENT_ONLY.iter().find(|(f, _)| *f == field) {
-        return (new_value == 0 && printed.contains(c)).then_some("reassembly:comment-only-field");
+    if let Some(c) = comment_only(field) {
+        return (new_value == 0 && printed.contains(&c)).then_some("reassembly:comment-only-field");
     }
     if field == "compute_pgm_rsrc1.disable_perf" && target.generation >= Generation::Gfx12 {
         // GFX12 DISABLE_PERF (rsrc1 bit 23): llvm-objdump-19 prints
