@@ -568,7 +568,8 @@ fn no_word_llvm_prints_and_assembles_is_invalid_in_the_oracle() {
                 // Only a word of the SMEM encoding can print as SMEM text;
                 // the others are not given to LLVM in-process (LLVM 22
                 // crashes on a VOP3 word whose literal is cut off by the
-                // word's end: llvm/llvm-project#170318).
+                // word's end: allowlist llvm.crash.llvm22-input-ends-in-
+                // instruction, llvm/llvm-project#170318).
                 if (word >> 26) & 0x3f != u64::from(gen.encoding())
                     || smem_diff::known_llvm_crash(gen, word)
                     || !matches!(smem::decode(gen, word).verdict, smem::Verdict::Invalid(_))
