@@ -346,7 +346,7 @@ fields! {
         "FP16 overflow clamps to max (GFX9+)");
     FLAT_SCRATCH_IS_NV = ("FLAT_SCRATCH_IS_NV", "flat_scratch_is_nv", Rsrc1, 27, 1, gfx12_5_on,
         Err("LLVM 22 has no directive for it"), Printed::Comment("FLAT_SCRATCH_IS_NV"), Kernel,
-        "scratch accesses are non-volatile (GFX12.5)");
+        "flat scratch is NV (GFX12.5; named as llvm-objdump-22 prints it, no directive)");
     WGP_MODE = ("WGP_MODE", "wgp_mode", Rsrc1, 29, 1, gfx10_on,
         Ok("workgroup_processor_mode"), Printed::Directive("workgroup_processor_mode"), Kernel,
         "work-group processor mode, not CU mode (GFX10+)");
@@ -441,16 +441,16 @@ fields! {
         "group launch guarantee (GFX12)");
     NAMED_BAR_CNT = ("NAMED_BAR_CNT", "named_bar_cnt", Rsrc3, 14, 3, gfx12_5_on,
         Ok("named_barrier_count"), Printed::Directive("named_barrier_count"), Kernel,
-        "named barriers the kernel uses (GFX12.5)");
+        "named barrier count (GFX12.5)");
     ENABLE_DYNAMIC_VGPR = ("ENABLE_DYNAMIC_VGPR", "enable_dynamic_vgpr", Rsrc3, 17, 1, gfx12_5_on,
         Err("LLVM 22 has no directive for it"), Printed::Comment("ENABLE_DYNAMIC_VGPR"), Kernel,
-        "the kernel allocates VGPRs dynamically (GFX12.5)");
+        "dynamic VGPR enable (GFX12.5; named as llvm-objdump-22 prints it, no directive)");
     TCP_SPLIT = ("TCP_SPLIT", "tcp_split", Rsrc3, 18, 3, gfx12_5_on,
         Err("LLVM 22 has no directive for it"), Printed::Comment("TCP_SPLIT"), Kernel,
-        "vector memory cache split (GFX12.5)");
+        "TCP split, 3 bits (GFX12.5; named as llvm-objdump-22 prints it, no directive)");
     ENABLE_DIDT_THROTTLE = ("ENABLE_DIDT_THROTTLE", "enable_didt_throttle", Rsrc3, 21, 1, gfx12_5_on,
         Err("LLVM 22 has no directive for it"), Printed::Comment("ENABLE_DIDT_THROTTLE"), Kernel,
-        "di/dt throttling of the kernel's waves (GFX12.5)");
+        "di/dt throttle enable (GFX12.5; named as llvm-objdump-22 prints it, no directive)");
     IMAGE_OP = ("IMAGE_OP", "image_op", Rsrc3, 31, 1, gfx11_on,
         Err("LLVM 19 and 22 have no directive for it"), Printed::Comment("IMAGE_OP"), Kernel,
         "the kernel uses image instructions (GFX11+)");
