@@ -974,9 +974,17 @@ fn run_named(args: &GenArgs, dir: &Path) -> Result<(), String> {
             )
         })?;
         let mut case = cases::case_of(&file).ok_or_else(|| {
+            // A mutant name whose rule is not the one its coordinates
+            // break: say which rule they do break.
+            let other = file.split_once('@').and_then(|(stem, _)| {
+                let t = hsaco_oracle::targets::by_name(stem.split('.').nth(1)?)?;
+                let c = cases::mutant(t, seed, 0, index)?;
+                Some(format!("; {stem} breaks {}", c.expect.as_str()))
+            });
             format!(
                 "--case {name}: names no case (an unknown processor or comparison, \
-                 an edit that changes nothing, or a mutant of another rule)"
+                 an edit that changes nothing, or a mutant of another rule){}",
+                other.unwrap_or_default()
             )
         })?;
         case.id = file.trim_end_matches(".hsaco").to_owned();
