@@ -16,6 +16,7 @@
 
 use crate::targets::{Generation, Target};
 
+pub mod dispatch;
 pub mod v2;
 
 /// Size of a kernel descriptor in bytes.
