@@ -9,7 +9,7 @@
 mod support;
 
 use hsaco_oracle::elf::{read_header, read_sections};
-use hsaco_oracle::layout::{self, offsets, BitField, Printed, Word};
+use hsaco_oracle::layout::{self, BitField, Printed, Word};
 use hsaco_oracle::targets::{by_name, Generation, Target};
 use std::path::Path;
 use std::process::Command;
@@ -20,17 +20,6 @@ const NEWER: &[(Target, &str)] = &[(
     Target::gcn("gfx1250", 0x49, Generation::Gfx12, [12, 5, 0]),
     "gfx1200",
 )];
-
-fn word_offset(w: Word) -> usize {
-    let o = match w {
-        Word::Rsrc1 => offsets::COMPUTE_PGM_RSRC1,
-        Word::Rsrc2 => offsets::COMPUTE_PGM_RSRC2,
-        Word::Rsrc3 => offsets::COMPUTE_PGM_RSRC3,
-        Word::Properties => offsets::KERNEL_CODE_PROPERTIES,
-        Word::KernargPreload => offsets::KERNARG_PRELOAD,
-    };
-    usize::try_from(o).expect("small offset")
-}
 
 /// A relocatable object with one minimal kernel, by llvm-mc-22, and the
 /// file offset of its descriptor.
@@ -121,7 +110,7 @@ fn fields_newer_processors_add_are_where_llvm_objdump_22_reads_them() {
                 Printed::Directive(n) | Printed::Comment(n) => n,
                 Printed::Not(why) => panic!("{}: not printed ({why})", f.name),
             };
-            let at = kd + word_offset(f.word);
+            let at = kd + usize::try_from(f.word.offset()).expect("small offset");
             let max = (1u32 << f.width) - 1;
             for value in [1, max] {
                 let mut b = bytes.clone();

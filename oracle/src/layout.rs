@@ -104,6 +104,16 @@ impl Word {
             Word::KernargPreload => word_name!(KernargPreload),
         }
     }
+    /// Byte offset of the word in the 64-byte descriptor ([`offsets`]).
+    pub const fn offset(self) -> u64 {
+        match self {
+            Word::Rsrc1 => offsets::COMPUTE_PGM_RSRC1,
+            Word::Rsrc2 => offsets::COMPUTE_PGM_RSRC2,
+            Word::Rsrc3 => offsets::COMPUTE_PGM_RSRC3,
+            Word::Properties => offsets::KERNEL_CODE_PROPERTIES,
+            Word::KernargPreload => offsets::KERNARG_PRELOAD,
+        }
+    }
     /// Width in bits.
     pub fn bits(self) -> u32 {
         match self {

@@ -37,30 +37,18 @@ pub(super) fn kd_reserved_bytes(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
     )
 }
 
-/// Byte offset of descriptor word `w`.
-pub(super) fn word_at(w: Word) -> usize {
-    let at = match w {
-        Word::Rsrc1 => offsets::COMPUTE_PGM_RSRC1,
-        Word::Rsrc2 => offsets::COMPUTE_PGM_RSRC2,
-        Word::Rsrc3 => offsets::COMPUTE_PGM_RSRC3,
-        Word::Properties => offsets::KERNEL_CODE_PROPERTIES,
-        Word::KernargPreload => offsets::KERNARG_PRELOAD,
-    };
-    at as usize
-}
-
 /// The edit that ORs `bits` into descriptor word `w`.
 pub(super) fn or_bits(w: Word, bits: u32) -> KdEdit {
     if w.bits() == 16 {
-        KdEdit::Or16(word_at(w), bits as u16)
+        KdEdit::Or16(w.offset() as usize, bits as u16)
     } else {
-        KdEdit::Or32(word_at(w), bits)
+        KdEdit::Or32(w.offset() as usize, bits)
     }
 }
 
 /// The edit that sets field `f` of a 32-bit word to `v`.
 pub(super) fn set_field(f: &BitField, v: u32) -> KdEdit {
-    KdEdit::Set32(word_at(f.word), f.mask(), f.set(0, v))
+    KdEdit::Set32(f.word.offset() as usize, f.mask(), f.set(0, v))
 }
 
 /// The bits of word `w` no field defines on `t`, lowest first.
@@ -240,7 +228,7 @@ pub(super) fn kd_kernarg_preload_unsupported(c: &Ctx<'_>, u: &mut Unstructured<'
         return Ok(None);
     }
     let v = int(u, 1u16, u16::MAX)?;
-    let at = word_at(Word::KernargPreload);
+    let at = Word::KernargPreload.offset() as usize;
     kd_edit(c, u, |_| true, |_, _| Ok(Some(KdEdit::Set16(at, v))))
 }
 

@@ -1,7 +1,7 @@
 //! Mutators of `sgpr.*` rules: the initial register state the enables
 //! select (and the descriptor fields that size it).
 
-use super::kd::{kd_field, word_at};
+use super::kd::kd_field;
 use super::*;
 use crate::kd::field_max;
 use hsaco_oracle::layout::{self as l, BitField, Word};
@@ -29,11 +29,11 @@ pub(super) fn sgpr_user_sgpr_count_limit(c: &Ctx<'_>, u: &mut Unstructured<'_>) 
     let (k, _) = kernel_syms(c.co, i);
     let sgprs = &l::GRANULATED_WAVEFRONT_SGPR_COUNT;
     Ok(patch_case(c, |e| {
-        kd_u32(e, &k, word_at(Word::Rsrc2), |v| {
+        kd_u32(e, &k, Word::Rsrc2.offset() as usize, |v| {
             l::USER_SGPR_COUNT.set(v, n)
         })?;
         if t.generation < Generation::Gfx10 {
-            kd_u32(e, &k, word_at(Word::Rsrc1), |v| v | sgprs.mask())?;
+            kd_u32(e, &k, Word::Rsrc1.offset() as usize, |v| v | sgprs.mask())?;
         }
         Some(())
     }))
@@ -111,7 +111,7 @@ pub(super) fn sgpr_allocation_too_small(c: &Ctx<'_>, u: &mut Unstructured<'_>) -
     let out = remodel(co);
     let (k, _) = kernel_syms(&out.object, i);
     Ok(patch(out, |e| {
-        kd_u32(e, &k, word_at(Word::Rsrc1), |v| {
+        kd_u32(e, &k, Word::Rsrc1.offset() as usize, |v| {
             l::GRANULATED_WAVEFRONT_SGPR_COUNT.set(v, 0)
         })
     }))
