@@ -28,6 +28,7 @@ pub mod metadata;
 pub mod metadata_v2;
 pub mod msgpack;
 pub mod notes;
+pub mod probe;
 pub mod sgpr;
 pub mod smem;
 pub mod symbols;
