@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use clap::{Args, Subcommand};
+use hsaco_conform::args::{parse_secs, parse_shard};
 use hsaco_conform::conform::allowlist::Allowlist;
 use hsaco_conform::conform::engine::{self, Plan, Settings};
 use hsaco_conform::conform::findings::{self, Store};
@@ -214,34 +215,6 @@ fn parse_u64(s: &str) -> Result<u64, String> {
         None => t.parse(),
     };
     r.map_err(|e| format!("{s:?} is not a number: {e}"))
-}
-
-fn parse_shard(s: &str) -> Result<(u64, u64), String> {
-    let (i, n) = s
-        .split_once('/')
-        .ok_or_else(|| format!("{s:?}: expected I/N, e.g. 0/4"))?;
-    let i: u64 = i
-        .trim()
-        .parse()
-        .map_err(|_| format!("{s:?}: I is not a number"))?;
-    let n: u64 = n
-        .trim()
-        .parse()
-        .map_err(|_| format!("{s:?}: N is not a number"))?;
-    if n == 0 || i >= n {
-        return Err(format!("{s:?}: need 0 <= I < N"));
-    }
-    Ok((i, n))
-}
-
-fn parse_secs(s: &str) -> Result<Duration, String> {
-    let v: f64 = s
-        .parse()
-        .map_err(|_| format!("{s:?} is not a number of seconds"))?;
-    if !(v > 0.0 && v < 1e6) {
-        return Err(format!("{s:?}: expected a positive number of seconds"));
-    }
-    Ok(Duration::from_secs_f64(v))
 }
 
 /// Options shared by `conform` and `diff words`.

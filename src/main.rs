@@ -218,9 +218,19 @@ enum Command {
         #[command(subcommand)]
         command: conform_cmd::DiffCommand,
     },
-    /// Worker process of `conform` and `diff` (internal): runs an
-    /// in-process peer (libLLVM) so that its crashes cannot take the run
-    /// down.
+    /// Dispatch probe kernels on a GPU through the HSA runtime and keep
+    /// each probe's output buffer (hardware replay, issue 16).
+    ///
+    /// `replay --bundle DIR` runs every plan of a bundle (plans.jsonl and
+    /// code objects, see below), each in a worker process so that a GPU
+    /// fault or hang is recorded and the run goes on, and writes one raw
+    /// CASE.out per case and runs.jsonl (status, addresses, the GPU and
+    /// runtime it ran on) to the dumps folder.
+    #[command(after_long_help = hsaco_conform::replay::HELP)]
+    Replay(hsaco_conform::replay::ReplayArgs),
+    /// Worker process of `conform`, `diff` and `replay` (internal): runs
+    /// an in-process peer (libLLVM) or the HSA runtime so that its
+    /// crashes cannot take the run down.
     #[command(hide = true)]
     Worker(conform_cmd::WorkerArgs),
     /// Measure what a generated tree (`gen --out DIR`) covers: rules
@@ -285,6 +295,7 @@ fn main() -> ExitCode {
         Command::Conform(args) => conform_cmd::run_conform(&args),
         Command::Diff { command } => conform_cmd::run_diff(&command),
         Command::Worker(args) => conform_cmd::run_worker(&args),
+        Command::Replay(args) => hsaco_conform::replay::run(&args),
     };
     ExitCode::from(code)
 }

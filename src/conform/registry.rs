@@ -175,6 +175,7 @@ pub fn worker_task(name: &str, arg: &str) -> Result<Box<dyn isolate::Task>, Stri
             (!arg.is_empty()).then(|| std::path::PathBuf::from(arg)),
         ))),
         "selftest" => Ok(Box::new(isolate::SelfTest)),
+        crate::replay::worker::TASK => Ok(crate::replay::worker_task(arg)),
         _ => Err(format!("unknown worker task {name:?}")),
     }
 }
