@@ -708,7 +708,12 @@ mod tests {
         assert!(isa_matches("gfx90a:xnack-", isa));
         assert!(!isa_matches("gfx90a:xnack+", isa));
         assert!(!isa_matches("gfx908", isa));
-        assert!(isa_matches("gfx9-generic", isa));
+        // gfx9-generic covers gfx900 but not gfx90a.
+        assert!(!isa_matches("gfx9-generic", isa));
+        assert!(isa_matches(
+            "gfx9-generic",
+            "amdgcn-amd-amdhsa--gfx900:xnack-"
+        ));
         assert!(!isa_matches("gfx10-1-generic", isa));
         assert!(isa_matches("gfx1100", "amdgcn-amd-amdhsa--gfx1100"));
     }
