@@ -235,7 +235,7 @@ pub fn run_bundle(a: &ReplayArgs) -> Result<(), Stop> {
         .iter()
         .map(|p| {
             serde_json::to_string(&Request::Case {
-                plan: (*p).clone(),
+                plan: Box::new((*p).clone()),
                 object: bundle.object_path(p),
                 timeout: a.timeout.as_secs_f64(),
             })
@@ -355,7 +355,7 @@ fn record_of(out: &Path, case: &str, reply: IsoReply) -> Result<Record, Stop> {
                 })?;
                 record.output = Some(name);
             }
-            Ok(record)
+            Ok(*record)
         }
         Ok(Reply::Unavailable { message }) => Ok(failed(Outcome::Error, message)),
         Ok(Reply::Ready { .. }) => Ok(failed(Outcome::Error, "unexpected ready answer".into())),
@@ -452,14 +452,14 @@ mod tests {
     fn an_ok_reply_writes_the_output_buffer() {
         let d = tempfile::tempdir().expect("tmp");
         let reply = Reply::Case {
-            record: Record {
+            record: Box::new(Record {
                 case: "a/b".into(),
                 status: Outcome::Ok,
                 text: None,
                 addresses: None,
                 signature: None,
                 output: None,
-            },
+            }),
             output: Some("AAEC".into()),
         };
         let text = serde_json::to_string(&reply).expect("json");

@@ -401,7 +401,7 @@ pub fn patch_output_address(
 /// The kernel arguments of a plan, from its hex text.
 pub fn kernarg_bytes(hex: &str) -> Result<Vec<u8>, CaseError> {
     let hex = hex.trim();
-    if hex.len() % 2 != 0 {
+    if !hex.len().is_multiple_of(2) {
         return Err(CaseError::Error(format!(
             "kernarg_hex has an odd number of digits ({})",
             hex.len()

@@ -32,7 +32,7 @@ pub enum Request {
     /// Run one case.
     Case {
         /// The plan.
-        plan: Plan,
+        plan: Box<Plan>,
         /// Its code object file.
         object: PathBuf,
         /// The dispatch's time limit, in seconds.
@@ -59,7 +59,7 @@ pub enum Reply {
     /// A case's record, and its output buffer (base64) when it ran.
     Case {
         /// The record (its `output` file name is the parent's to set).
-        record: Record,
+        record: Box<Record>,
         /// The output buffer.
         output: Option<String>,
     },
@@ -113,14 +113,14 @@ impl ReplayTask {
                 object,
                 timeout,
             } => {
-                let mut record = Record {
+                let mut record = Box::new(Record {
                     case: plan.case.clone(),
                     status: Outcome::Ok,
                     text: None,
                     addresses: None,
                     signature: None,
                     output: None,
-                };
+                });
                 let bytes = match std::fs::read(&object) {
                     Ok(b) => b,
                     Err(e) => {
