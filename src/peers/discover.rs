@@ -41,7 +41,6 @@
 //! (canonical paths) replaces it. A bad value is an error of one line.
 
 use std::collections::BTreeMap;
-use std::ffi::{c_int, c_void, CStr};
 use std::fmt;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -52,6 +51,7 @@ use serde::Serialize;
 
 use super::{comgr, llvm_disasm};
 use crate::conform::id::ComparisonId;
+use crate::replay::hsa::{self, Hsa};
 
 /// The LLVM tools looked for.
 pub const LLVM_TOOLS: [&str; 4] = ["llvm-mc", "llvm-objdump", "llvm-readobj", "ld.lld"];
@@ -604,132 +604,54 @@ fn hsa_status(p: &mut Peer, r: &HsaReport) {
     }
 }
 
-type HsaInitFn = unsafe extern "C" fn() -> u32;
-type HsaStatusStringFn = unsafe extern "C" fn(status: u32, text: *mut *const i8) -> u32;
-type HsaAgentCallback = unsafe extern "C" fn(agent: u64, data: *mut c_void) -> u32;
-type HsaIterateAgentsFn = unsafe extern "C" fn(cb: HsaAgentCallback, data: *mut c_void) -> u32;
-type HsaAgentGetInfoFn =
-    unsafe extern "C" fn(agent: u64, attribute: c_int, value: *mut c_void) -> u32;
-type HsaSystemGetInfoFn = unsafe extern "C" fn(attribute: c_int, value: *mut c_void) -> u32;
-
-// `hsa_agent_info_t`, `hsa_system_info_t`.
-const HSA_AGENT_INFO_NAME: c_int = 0;
-const HSA_AGENT_INFO_DEVICE: c_int = 17;
-const HSA_SYSTEM_INFO_VERSION_MAJOR: c_int = 0;
-const HSA_SYSTEM_INFO_VERSION_MINOR: c_int = 1;
-
-struct Agents {
-    get_info: HsaAgentGetInfoFn,
-    list: Vec<(String, String)>,
-}
-
-unsafe extern "C" fn agent_entry(agent: u64, data: *mut c_void) -> u32 {
-    // SAFETY: `data` is the `Agents` that `probe_hsa` passed to
-    // hsa_iterate_agents, alive for that call. Nothing here panics.
-    let a = unsafe { &mut *data.cast::<Agents>() };
-    let mut name = [0u8; 64];
-    let mut device: u32 = u32::MAX;
-    // SAFETY: the name attribute is char[64]; the device attribute is an
-    // enum (uint32).
-    unsafe {
-        (a.get_info)(agent, HSA_AGENT_INFO_NAME, name.as_mut_ptr().cast());
-        (a.get_info)(
-            agent,
-            HSA_AGENT_INFO_DEVICE,
-            (&mut device as *mut u32).cast(),
-        );
-    }
-    let end = name.iter().position(|&b| b == 0).unwrap_or(name.len());
-    let kind = match device {
-        0 => "cpu".to_owned(),
-        1 => "gpu".to_owned(),
-        2 => "dsp".to_owned(),
-        n => n.to_string(),
-    };
-    a.list
-        .push((String::from_utf8_lossy(&name[..end]).into_owned(), kind));
-    0
-}
-
-/// Loads the HSA runtime at `path` and calls `hsa_init`, then (if that
-/// worked) `hsa_system_get_info` and `hsa_iterate_agents`, and
-/// `hsa_shut_down`. Run it in a child process: the runtime may hang or
-/// crash.
+/// Loads the HSA runtime at `path` (through the replay bindings,
+/// `crate::replay::hsa`) and calls `hsa_init`, then (if that worked)
+/// `hsa_system_get_info` and `hsa_iterate_agents`, and `hsa_shut_down`.
+/// Run it in a child process: the runtime may hang or crash.
 pub fn probe_hsa(path: &Path) -> HsaReport {
     let mut r = HsaReport {
         library: path.display().to_string(),
         ..HsaReport::default()
     };
-    // SAFETY: loading runs the runtime's initialisers; this is the child
-    // process made for it.
-    let lib = match unsafe { libloading::Library::new(path) } {
-        Ok(l) => l,
+    let hsa = match Hsa::load(Some(path)) {
+        Ok(h) => h,
         Err(e) => {
-            r.error = Some(format!("cannot load {}: {e}", path.display()));
+            r.error = Some(e.to_string());
             return r;
         }
     };
-    macro_rules! sym {
-        ($t:ty, $name:expr) => {
-            // SAFETY: the HSA API function `$name` has the signature `$t`.
-            match unsafe { lib.get::<$t>($name.as_bytes()) } {
-                Ok(s) => *s,
-                Err(_) => {
-                    r.error = Some(format!("{} has no function {}", path.display(), $name));
-                    return r;
-                }
-            }
-        };
-    }
-    let init = sym!(HsaInitFn, "hsa_init");
-    let shut_down = sym!(HsaInitFn, "hsa_shut_down");
-    let status_string = sym!(HsaStatusStringFn, "hsa_status_string");
-    let iterate = sym!(HsaIterateAgentsFn, "hsa_iterate_agents");
-    let get_info = sym!(HsaAgentGetInfoFn, "hsa_agent_get_info");
-    let system_info = sym!(HsaSystemGetInfoFn, "hsa_system_get_info");
-    let text = |s: u32| -> String {
-        let mut p: *const i8 = std::ptr::null();
-        // SAFETY: writes a pointer to a static string, or fails.
-        let st = unsafe { status_string(s, &mut p) };
-        if st != 0 || p.is_null() {
-            return String::new();
+    let rt = match hsa.init() {
+        Ok(rt) => rt,
+        Err(e) => {
+            r.init_status = format!("{:#x}", e.status.0);
+            r.init_message = e.text;
+            return r;
         }
-        // SAFETY: the runtime returns a NUL-terminated static string.
-        unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned()
     };
-    // SAFETY: no arguments.
-    let st = unsafe { init() };
-    r.init_status = format!("{st:#x}");
-    r.init_message = text(st);
-    if st != 0 {
-        return r;
+    r.init_status = "0x0".into();
+    r.init_message = hsa.status_text(hsa::Status::SUCCESS);
+    if let Ok(v) = rt.version() {
+        r.version = Some(format!("{}.{}", v.hsa.0, v.hsa.1));
     }
-    let (mut major, mut minor) = (0u16, 0u16);
-    // SAFETY: the version attributes are uint16_t.
-    let ok = unsafe {
-        system_info(
-            HSA_SYSTEM_INFO_VERSION_MAJOR,
-            (&mut major as *mut u16).cast(),
-        ) == 0
-            && system_info(
-                HSA_SYSTEM_INFO_VERSION_MINOR,
-                (&mut minor as *mut u16).cast(),
-            ) == 0
-    };
-    if ok {
-        r.version = Some(format!("{major}.{minor}"));
+    match rt.agents() {
+        Ok(agents) => {
+            r.iterate_status = Some("0x0".into());
+            r.agents = agents
+                .into_iter()
+                .map(|a| {
+                    let kind = match rt.agent_device(a) {
+                        Ok(hsa::HSA_DEVICE_TYPE_CPU) => "cpu".to_owned(),
+                        Ok(hsa::HSA_DEVICE_TYPE_GPU) => "gpu".to_owned(),
+                        Ok(hsa::HSA_DEVICE_TYPE_DSP) => "dsp".to_owned(),
+                        Ok(n) => n.to_string(),
+                        Err(e) => e.to_string(),
+                    };
+                    (rt.agent_name(a).unwrap_or_default(), kind)
+                })
+                .collect();
+        }
+        Err(e) => r.iterate_status = Some(format!("{:#x}", e.status.0)),
     }
-    let mut agents = Agents {
-        get_info,
-        list: Vec::new(),
-    };
-    // SAFETY: `agent_entry` matches the callback type and treats `data` as
-    // the `Agents` passed here, alive across the call.
-    let st = unsafe { iterate(agent_entry, (&mut agents as *mut Agents).cast()) };
-    r.iterate_status = Some(format!("{st:#x}"));
-    r.agents = agents.list;
-    // SAFETY: balances the successful hsa_init.
-    unsafe { shut_down() };
     r
 }
 
