@@ -15,9 +15,10 @@
 use std::fmt;
 use std::path::{Component, Path, PathBuf};
 
-use hsaco_oracle::probe::Plan;
+use hsaco_oracle::probe::{Plan, HEADER_BYTES};
 use serde::{Deserialize, Serialize};
 
+use super::run::{kernarg_bytes, MAX_OUTPUT_BYTES};
 use crate::files::{write_atomic, write_durable};
 
 /// The header file's name.
@@ -192,12 +193,34 @@ pub fn read_bundle(dir: &Path) -> Result<Bundle, BundleError> {
         if plan.lanes != 32 && plan.lanes != 64 {
             return Err(bad(format!("lanes is {}, not 32 or 64", plan.lanes)));
         }
+        if plan.output_bytes < HEADER_BYTES || plan.output_bytes > MAX_OUTPUT_BYTES {
+            return Err(bad(format!(
+                "output_bytes {} is not between the {HEADER_BYTES}-byte header and {MAX_OUTPUT_BYTES}",
+                plan.output_bytes
+            )));
+        }
+        if let Err(e) = kernarg_bytes(&plan.kernarg_hex) {
+            return Err(bad(e.to_string()));
+        }
         let path = dir.join(&plan.object);
-        if !path.is_file() {
-            return Err(BundleError::MissingObject {
-                case: plan.case,
-                path,
-            });
+        let len = match std::fs::metadata(&path) {
+            Ok(m) if m.is_file() => m.len(),
+            _ => {
+                return Err(BundleError::MissingObject {
+                    case: plan.case,
+                    path,
+                })
+            }
+        };
+        if let Some(at) = plan
+            .patch_offsets
+            .iter()
+            .find(|&&at| at.checked_add(4).is_none_or(|end| end > len))
+        {
+            return Err(bad(format!(
+                "patch offset {at:#x} is outside the {len}-byte code object {}",
+                plan.object
+            )));
         }
         plans.push(plan);
     }
@@ -277,14 +300,17 @@ mod tests {
             group_segment_size: 0,
             kernarg_hex: "00".into(),
             output_bytes: 64 + 1280,
-            patch_offsets: [0x100, 0x108],
+            patch_offsets: [0, 4],
         }
     }
 
     #[test]
     fn bundles_round_trip() {
         let d = tempfile::tempdir().expect("tmp");
-        let cases = vec![(plan("a"), vec![1, 2, 3]), (plan("b"), b"\x7fELF".to_vec())];
+        let cases = vec![
+            (plan("a"), vec![1, 2, 3, 4, 5, 6, 7, 8]),
+            (plan("b"), b"\x7fELF\0\0\0\0".to_vec()),
+        ];
         write_bundle(d.path(), &cases).expect("write");
         let b = read_bundle(d.path()).expect("read");
         assert_eq!(
@@ -293,7 +319,7 @@ mod tests {
         );
         assert_eq!(
             std::fs::read(b.object_path(&b.plans[1])).expect("object"),
-            b"\x7fELF"
+            b"\x7fELF\0\0\0\0"
         );
     }
 
@@ -304,7 +330,7 @@ mod tests {
         let e = read_bundle(&missing).expect_err("missing");
         assert!(e.to_string().ends_with("nope: no such folder"), "{e}");
 
-        write_bundle(d.path(), &[(plan("a"), vec![0])]).expect("write");
+        write_bundle(d.path(), &[(plan("a"), vec![0; 8])]).expect("write");
         let plans = d.path().join(PLANS);
         let good = std::fs::read_to_string(&plans).expect("plans");
         std::fs::write(&plans, format!("{good}{{\"case\": 3}}\n")).expect("edit");
@@ -319,6 +345,29 @@ mod tests {
             e.to_string().contains("line 2: case a is listed twice"),
             "{e}"
         );
+
+        let mut p = plan("a");
+        p.patch_offsets = [0, 5];
+        std::fs::write(&plans, serde_json::to_string(&p).expect("json")).expect("edit");
+        let e = read_bundle(d.path()).expect_err("patch");
+        assert!(
+            e.to_string()
+                .contains("line 1: patch offset 0x5 is outside the 8-byte"),
+            "{e}"
+        );
+        p.patch_offsets = [0, 4];
+        p.output_bytes = 1 << 40;
+        std::fs::write(&plans, serde_json::to_string(&p).expect("json")).expect("edit");
+        let e = read_bundle(d.path()).expect_err("size");
+        assert!(
+            e.to_string().contains("line 1: output_bytes 1099511627776"),
+            "{e}"
+        );
+        p.output_bytes = 64;
+        p.kernarg_hex = "0g".into();
+        std::fs::write(&plans, serde_json::to_string(&p).expect("json")).expect("edit");
+        let e = read_bundle(d.path()).expect_err("hex");
+        assert!(e.to_string().contains("line 1: kernarg_hex"), "{e}");
 
         std::fs::write(&plans, &good).expect("edit");
         std::fs::remove_file(d.path().join("objects/a.hsaco")).expect("rm");

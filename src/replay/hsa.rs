@@ -969,6 +969,8 @@ pub enum Wait {
     Done(i64),
     /// The time ran out with this value.
     TimedOut(i64),
+    /// The caller's `give_up` said so, at this value.
+    GaveUp(i64),
 }
 
 impl Signal<'_, '_> {
@@ -978,12 +980,19 @@ impl Signal<'_, '_> {
         self.handle
     }
 
-    /// Waits (with acquire semantics) until the value is below `below` or
-    /// `timeout` has passed; `hz` is the timestamp frequency
-    /// ([`Runtime::timestamp_frequency`]) that the runtime's timeout hint
-    /// counts in. The runtime may return early (the wait is re-entered) or
-    /// late (its hint is a hint); the deadline is this function's.
-    pub fn wait_below(&self, below: i64, timeout: Duration, hz: u64) -> Wait {
+    /// Waits (with acquire semantics) until the value is below `below`,
+    /// `timeout` has passed or `give_up` (asked every 100 ms) says so;
+    /// `hz` is the timestamp frequency ([`Runtime::timestamp_frequency`])
+    /// that the runtime's timeout hint counts in. The runtime may return
+    /// early (the wait is re-entered) or late (its hint is a hint); the
+    /// deadline is this function's.
+    pub fn wait_below(
+        &self,
+        below: i64,
+        timeout: Duration,
+        hz: u64,
+        give_up: impl Fn() -> bool,
+    ) -> Wait {
         let deadline = Instant::now() + timeout;
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
@@ -1002,6 +1011,9 @@ impl Signal<'_, '_> {
             };
             if v < below {
                 return Wait::Done(v);
+            }
+            if give_up() {
+                return Wait::GaveUp(v);
             }
             if left.is_zero() {
                 // SAFETY: a live signal.

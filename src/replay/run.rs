@@ -31,6 +31,10 @@ use super::hsa::{
 use crate::peers::discover::so_version;
 use crate::peers::library::LibraryError;
 
+/// The largest output buffer a plan may ask for (256 MiB: a probe needs
+/// 1,344 bytes per wave64 wave).
+pub const MAX_OUTPUT_BYTES: u64 = 1 << 28;
+
 /// Why a case produced no output buffer.
 #[derive(Clone, Debug, PartialEq)]
 pub enum CaseError {
@@ -213,7 +217,6 @@ pub struct Harness<'h> {
     rt: Runtime<'h>,
     /// The GPU agents.
     pub gpus: Vec<Gpu>,
-    cpus: Vec<Agent>,
     kernarg_pool: Option<MemoryPool>,
     output_pool: Option<MemoryPool>,
     /// The runtime's version, as the signature names it.
@@ -499,7 +502,6 @@ impl<'h> Harness<'h> {
             hsa_version: format!("{}.{}", version.hsa.0, version.hsa.1),
             rt,
             gpus,
-            cpus,
             kernarg_pool,
             output_pool,
             runtime,
@@ -543,13 +545,19 @@ impl<'h> Harness<'h> {
             firmware: gpu.firmware.clone(),
         };
         let kernarg = kernarg_bytes(&plan.kernarg_hex)?;
+        if plan.output_bytes > MAX_OUTPUT_BYTES {
+            return Err(CaseError::Error(format!(
+                "output_bytes {} is over the {MAX_OUTPUT_BYTES}-byte limit",
+                plan.output_bytes
+            )));
+        }
         let (Some(kernarg_pool), Some(output_pool)) = (self.kernarg_pool, self.output_pool) else {
             return Err(CaseError::Error(
                 "the runtime lists no kernarg pool or no fine-grained system memory pool".into(),
             ));
         };
-        let mut access = vec![gpu.agent];
-        access.extend(&self.cpus);
+        // The host reaches system memory already; the GPU is let in.
+        let access = [gpu.agent];
         let rt = &self.rt;
         // Declared in this order so that they drop in reverse: the queue
         // first, then the signal, kernel arguments, executable and output.
@@ -589,12 +597,14 @@ impl<'h> Harness<'h> {
             output: output.address(),
             packet_index: sent.index,
         };
-        match signal.wait_below(1, timeout, self.hz) {
-            Wait::Done(_) => {}
-            Wait::TimedOut(_) => return Err(CaseError::Timeout(timeout.as_secs_f64())),
-        }
+        // A queue error (an illegal instruction, say) stops the queue: the
+        // completion signal would never change, so the wait ends there.
+        let waited = signal.wait_below(1, timeout, self.hz, || queue.error().is_some());
         if let Some(s) = queue.error() {
             return Err(CaseError::Error(format!("the queue reported {s}")));
+        }
+        if let Wait::TimedOut(_) | Wait::GaveUp(_) = waited {
+            return Err(CaseError::Timeout(timeout.as_secs_f64()));
         }
         let output_bytes = output.read();
         drop(queue);
