@@ -60,19 +60,23 @@ system-scope fences, header stored last) to a new queue, ring the doorbell and
 wait for the completion signal (--timeout).
 
 Dumps (DUMPS, default DIR/dumps):
-  runs.jsonl    one line per case: case, status (ok, loader_rejected,
-                not_comparable, timeout, crashed, error), text, addresses
-                (packet, queue, kernarg, output, packet_index), signature
-                (agent, product, isa, runtime, hsa, firmware), output
+  runs.jsonl    one line per case: case, status, text, addresses (packet,
+                queue, kernarg, output, packet_index), signature (agent,
+                product, isa, runtime, hsa, firmware), output (CASE.out)
   CASE.out      the raw output buffer of each case that ran
+
+Status: ok (CASE.out holds the buffer), loader_rejected (the runtime's loader
+refused the object: a finding if the oracle accepts it), not_comparable (no
+GPU for the target, or a code object version the runtime predates), timeout
+(the dispatch or the worker ran out of time), crashed (the worker died: the
+runtime aborts on a GPU memory fault), error (anything else, with its text).
 
 Cases already in runs.jsonl are skipped, so an interrupted run goes on where
 it stopped; delete runs.jsonl to run everything again.
 
-Without a GPU, replay says so in one line and exits 2:
-  no HSA runtime: ...     libhsa-runtime64.so.1 cannot be loaded
-  no GPU agent: hsa_init returned HSA_STATUS_ERROR_OUT_OF_RESOURCES (0x1008);
-  is /dev/kfd present?    the runtime found no GPU driver
+Without a GPU, replay says so in one line on stderr and exits 2, e.g.
+  no HSA runtime: cannot load libhsa-runtime64.so.1: ...
+  no GPU agent: hsa_init returned HSA_STATUS_ERROR_OUT_OF_RESOURCES (0x1008); is /dev/kfd present?
 
 Exit status: 0 every selected case has a line in runs.jsonl (whatever its
 status), 2 could not run (bad bundle, unwritable DUMPS, no runtime or GPU).
