@@ -484,15 +484,12 @@ impl<'h> Harness<'h> {
             }
         }
         let (kernarg_pool, output_pool) = pick_pools(&pools);
-        let library_version = version
-            .build
+        // The library file's version is the one LOADER_VERSIONS is keyed
+        // by; ROCr's build identifier starts with it too.
+        let library_version = so_version(hsa.path())
             .as_deref()
             .and_then(parse_library_version)
-            .or_else(|| {
-                so_version(hsa.path())
-                    .as_deref()
-                    .and_then(parse_library_version)
-            });
+            .or_else(|| version.build.as_deref().and_then(parse_library_version));
         let runtime = version
             .build
             .clone()
