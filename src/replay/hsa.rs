@@ -211,7 +211,7 @@ constants! {
     HSA_SYSTEM_INFO_TIMESTAMP_FREQUENCY: u32 = 3;
     /// `hsa_system_info_t`: ROCr's build identifier (const char*).
     HSA_AMD_SYSTEM_INFO_BUILD_VERSION: u32 = 0x200;
-    /// `hsa_agent_info_t`: name (char[64]), the processor (`gfx90a`).
+    /// `hsa_agent_info_t`: name (`char[64]`), the processor (`gfx90a`).
     HSA_AGENT_INFO_NAME: u32 = 0;
     /// `hsa_agent_info_t`: profile (`hsa_profile_t`).
     HSA_AGENT_INFO_PROFILE: u32 = 4;
@@ -221,7 +221,7 @@ constants! {
     HSA_AGENT_INFO_QUEUE_MAX_SIZE: u32 = 14;
     /// `hsa_agent_info_t`: device type (`hsa_device_type_t`).
     HSA_AGENT_INFO_DEVICE: u32 = 17;
-    /// `hsa_amd_agent_info_t`: marketing name (char[64]).
+    /// `hsa_amd_agent_info_t`: marketing name (`char[64]`).
     HSA_AMD_AGENT_INFO_PRODUCT_NAME: u32 = 0xA009;
     /// `hsa_amd_agent_info_t`: command processor (CP) firmware version
     /// (uint32_t). ROCm 5.5 and later; older runtimes refuse the query.
@@ -237,7 +237,7 @@ constants! {
     HSA_DEVICE_TYPE_DSP: u32 = 2;
     /// `hsa_isa_info_t`: length of the ISA name (uint32_t).
     HSA_ISA_INFO_NAME_LENGTH: u32 = 0;
-    /// `hsa_isa_info_t`: the ISA name (char[NAME_LENGTH]).
+    /// `hsa_isa_info_t`: the ISA name (`char[NAME_LENGTH]`).
     HSA_ISA_INFO_NAME: u32 = 1;
     /// `hsa_amd_memory_pool_info_t`: segment (`hsa_amd_segment_t`).
     HSA_AMD_MEMORY_POOL_INFO_SEGMENT: u32 = 0;

@@ -6,7 +6,7 @@
 //!
 //! - [`hsa`]: hand-written bindings to `libhsa-runtime64.so.1`, loaded at
 //!   run time (the only module with `unsafe` code).
-//! - [`run`]: one dispatch ([`run::Harness::run_plan`]) and its pure
+//! - [`mod@run`]: one dispatch ([`run::Harness::run_plan`]) and its pure
 //!   parts (the AQL packet, the address patch, matching agents).
 //! - [`bundle`]: the bundle folder a run reads (plans and objects).
 //! - [`dumps`]: the dumps folder a run writes (`runs.jsonl`, `CASE.out`).

@@ -1,4 +1,4 @@
-//! Dispatching one probe ([`probe::Plan`]) on a GPU and reading back its
+//! Dispatching one probe ([`hsaco_oracle::probe::Plan`]) on a GPU and reading back its
 //! output buffer: the part of `replay` that talks to the HSA runtime,
 //! through the bindings of [`super::hsa`].
 //!
