@@ -1,6 +1,6 @@
-//! Dispatching one probe ([`hsaco_oracle::probe::Plan`]) on a GPU and reading back its
-//! output buffer: the part of `replay` that talks to the HSA runtime,
-//! through the bindings of [`super::hsa`].
+//! Dispatching one probe ([`hsaco_oracle::probe::Plan`]) on a GPU and
+//! reading back its output buffer: the part of `replay` that talks to the
+//! HSA runtime, through the bindings of [`super::hsa`].
 //!
 //! A [`Harness`] is opened once per worker process (`hsa_init`, the GPU
 //! agents, the kernarg and fine-grained system memory pools); then
