@@ -724,14 +724,29 @@ impl<'h> Runtime<'h> {
         })
     }
 
-    /// Allocates `size` bytes (at least one) from `pool`, zeroed, and
-    /// lets `agents` access them.
+    /// The memory pools of the CPU agents (system memory, which the host
+    /// reads and writes directly), with their properties.
+    pub fn host_pools(&self) -> Result<Vec<HostPool>, CallError> {
+        let mut v = Vec::new();
+        for a in self.agents()? {
+            if self.agent_device(a)? == HSA_DEVICE_TYPE_CPU {
+                for p in self.memory_pools(a)? {
+                    v.push(HostPool(self.pool_info(p)?));
+                }
+            }
+        }
+        Ok(v)
+    }
+
+    /// Allocates `size` bytes (at least one) from the system memory pool
+    /// `pool`, zeroed, and lets `agents` access them.
     pub fn allocate(
         &self,
-        pool: MemoryPool,
+        pool: &HostPool,
         size: u64,
         agents: &[Agent],
     ) -> Result<Allocation<'_, 'h>, CallError> {
+        let pool = pool.0.pool;
         let size = usize::try_from(size.max(1)).map_err(|_| CallError {
             function: "hsa_amd_memory_pool_allocate",
             status: Status(HSA_STATUS_ERROR_INVALID_ALLOCATION),
@@ -759,8 +774,8 @@ impl<'h> Runtime<'h> {
             };
             self.call("hsa_amd_agents_allow_access", st)?;
         }
-        // SAFETY: the allocation is `size` bytes of host-accessible memory
-        // (the caller picks system pools), owned by `a`.
+        // SAFETY: the allocation is `size` bytes of system memory (a CPU
+        // agent's pool: `HostPool`), which the host may write, owned by `a`.
         unsafe { std::ptr::write_bytes(a.ptr, 0, size) };
         Ok(a)
     }
@@ -881,6 +896,18 @@ impl<'h> Runtime<'h> {
 const HSA_STATUS_ERROR_INVALID_ALLOCATION: u32 = 0x1003;
 const HSA_STATUS_ERROR_INVALID_QUEUE: u32 = 0x1007;
 
+/// A memory pool of a CPU agent ([`Runtime::host_pools`]): system memory
+/// the host can read and write, the only kind [`Runtime::allocate`] takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HostPool(PoolInfo);
+
+impl HostPool {
+    /// Its properties.
+    pub fn info(&self) -> &PoolInfo {
+        &self.0
+    }
+}
+
 /// A memory pool's properties ([`Runtime::pool_info`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PoolInfo {
@@ -929,9 +956,8 @@ impl Allocation<'_, '_> {
         if end > self.size {
             return false;
         }
-        // SAFETY: the range is inside this host-accessible allocation,
-        // which nothing else writes while the host does (no kernel runs
-        // yet).
+        // SAFETY: the range is inside this allocation of system memory the
+        // host may write; no Rust value lives in it.
         unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), self.ptr.add(offset), bytes.len()) };
         true
     }
@@ -939,9 +965,10 @@ impl Allocation<'_, '_> {
     /// Copies the whole allocation out.
     pub fn read(&self) -> Vec<u8> {
         let mut v = vec![0u8; self.size];
-        // SAFETY: the allocation is `size` host-accessible bytes; the
-        // kernel that wrote them has finished (the caller waited on its
-        // completion signal with acquire semantics).
+        // SAFETY: the allocation is `size` bytes of system memory the host
+        // may read; no Rust value lives in it (a kernel still writing it
+        // would make the copy torn, never touch Rust-owned memory). The
+        // harness reads after the completion signal's acquire.
         unsafe { std::ptr::copy_nonoverlapping(self.ptr, v.as_mut_ptr(), self.size) };
         v
     }

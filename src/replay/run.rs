@@ -24,7 +24,7 @@ use hsaco_oracle::targets::{CodeObjectVersion, Feature, FeatureSetting, TargetId
 use serde::{Deserialize, Serialize};
 
 use super::hsa::{
-    self, Agent, CallError, Hsa, MemoryPool, PoolInfo, Runtime, Status, Wait,
+    self, Agent, CallError, HostPool, Hsa, MemoryPool, PoolInfo, Runtime, Status, Wait,
     HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_FINE_GRAINED, HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_KERNARG_INIT,
     HSA_AMD_SEGMENT_GLOBAL, HSA_DEVICE_TYPE_CPU, HSA_DEVICE_TYPE_GPU,
 };
@@ -217,8 +217,8 @@ pub struct Harness<'h> {
     rt: Runtime<'h>,
     /// The GPU agents.
     pub gpus: Vec<Gpu>,
-    kernarg_pool: Option<MemoryPool>,
-    output_pool: Option<MemoryPool>,
+    kernarg_pool: Option<HostPool>,
+    output_pool: Option<HostPool>,
     /// The runtime's version, as the signature names it.
     pub runtime: String,
     /// The HSA specification version.
@@ -428,7 +428,6 @@ impl<'h> Harness<'h> {
         let hz = rt.timestamp_frequency().map_err(Unavailable::Call)?;
         let agents = rt.agents().map_err(Unavailable::Call)?;
         let mut gpus = Vec::new();
-        let mut cpus = Vec::new();
         let mut listed = Vec::new();
         for a in agents {
             let name = rt.agent_name(a).unwrap_or_default();
@@ -443,7 +442,6 @@ impl<'h> Harness<'h> {
                 }
             ));
             match device {
-                HSA_DEVICE_TYPE_CPU => cpus.push(a),
                 HSA_DEVICE_TYPE_GPU => {
                     let isas = rt
                         .agent_isas(a)
@@ -477,13 +475,11 @@ impl<'h> Harness<'h> {
         if gpus.is_empty() {
             return Err(Unavailable::NoGpu(listed));
         }
-        let mut pools = Vec::new();
-        for &c in &cpus {
-            for p in rt.memory_pools(c).map_err(Unavailable::Call)? {
-                pools.push(rt.pool_info(p).map_err(Unavailable::Call)?);
-            }
-        }
-        let (kernarg_pool, output_pool) = pick_pools(&pools);
+        let pools = rt.host_pools().map_err(Unavailable::Call)?;
+        let infos: Vec<PoolInfo> = pools.iter().map(|p| *p.info()).collect();
+        let (kernarg, output) = pick_pools(&infos);
+        let find = |m: Option<MemoryPool>| pools.iter().find(|p| Some(p.info().pool) == m).copied();
+        let (kernarg_pool, output_pool) = (find(kernarg), find(output));
         // The library file's version is the one LOADER_VERSIONS is keyed
         // by; ROCr's build identifier starts with it too.
         let library_version = so_version(hsa.path())
@@ -558,7 +554,7 @@ impl<'h> Harness<'h> {
         let rt = &self.rt;
         // Declared in this order so that they drop in reverse: the queue
         // first, then the signal, kernel arguments, executable and output.
-        let output = rt.allocate(output_pool, plan.output_bytes, &access)?;
+        let output = rt.allocate(&output_pool, plan.output_bytes, &access)?;
         let mut bytes = object.to_vec();
         patch_output_address(&mut bytes, plan.patch_offsets, output.address())?;
         let exe = match rt.load(gpu.agent, &bytes) {
@@ -578,7 +574,7 @@ impl<'h> Harness<'h> {
             .max(u64::from(info.kernarg_segment_size))
             .max(16)
             .next_multiple_of(16);
-        let args = rt.allocate(kernarg_pool, kernarg_size, &access)?;
+        let args = rt.allocate(&kernarg_pool, kernarg_size, &access)?;
         if !args.write(0, &kernarg) {
             return Err(CaseError::Error("kernel arguments do not fit".into()));
         }
