@@ -441,35 +441,32 @@ impl<'h> Harness<'h> {
                     n => format!("device type {n}"),
                 }
             ));
-            match device {
-                HSA_DEVICE_TYPE_GPU => {
-                    let isas = rt
-                        .agent_isas(a)
-                        .map_err(Unavailable::Call)?
-                        .into_iter()
-                        .map(|i| rt.isa_name(i))
-                        .collect::<Result<Vec<_>, _>>()
-                        .map_err(Unavailable::Call)?;
-                    gpus.push(Gpu {
-                        agent: a,
-                        product: rt.agent_product_name(a).unwrap_or_default(),
-                        isas,
-                        queue_sizes: (
-                            rt.agent_u32(a, hsa::HSA_AGENT_INFO_QUEUE_MIN_SIZE)
-                                .map_err(Unavailable::Call)?,
-                            rt.agent_u32(a, hsa::HSA_AGENT_INFO_QUEUE_MAX_SIZE)
-                                .map_err(Unavailable::Call)?,
-                        ),
-                        firmware: Firmware {
-                            cp: rt.agent_u32(a, hsa::HSA_AMD_AGENT_INFO_UCODE_VERSION).ok(),
-                            sdma: rt
-                                .agent_u32(a, hsa::HSA_AMD_AGENT_INFO_SDMA_UCODE_VERSION)
-                                .ok(),
-                        },
-                        name,
-                    });
-                }
-                _ => {}
+            if device == HSA_DEVICE_TYPE_GPU {
+                let isas = rt
+                    .agent_isas(a)
+                    .map_err(Unavailable::Call)?
+                    .into_iter()
+                    .map(|i| rt.isa_name(i))
+                    .collect::<Result<Vec<_>, _>>()
+                    .map_err(Unavailable::Call)?;
+                gpus.push(Gpu {
+                    agent: a,
+                    product: rt.agent_product_name(a).unwrap_or_default(),
+                    isas,
+                    queue_sizes: (
+                        rt.agent_u32(a, hsa::HSA_AGENT_INFO_QUEUE_MIN_SIZE)
+                            .map_err(Unavailable::Call)?,
+                        rt.agent_u32(a, hsa::HSA_AGENT_INFO_QUEUE_MAX_SIZE)
+                            .map_err(Unavailable::Call)?,
+                    ),
+                    firmware: Firmware {
+                        cp: rt.agent_u32(a, hsa::HSA_AMD_AGENT_INFO_UCODE_VERSION).ok(),
+                        sdma: rt
+                            .agent_u32(a, hsa::HSA_AMD_AGENT_INFO_SDMA_UCODE_VERSION)
+                            .ok(),
+                    },
+                    name,
+                });
             }
         }
         if gpus.is_empty() {
