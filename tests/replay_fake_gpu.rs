@@ -27,6 +27,11 @@ use std::process::Command;
 /// file name gives the library version the harness keys its loader
 /// table by); `None` when there is no C compiler or no HSA headers.
 fn fake_runtime(dir: &Path) -> Option<PathBuf> {
+    fake_runtime_with(dir, &[])
+}
+
+/// [`fake_runtime`] built with extra C compiler arguments (`-DFAKE_...`).
+fn fake_runtime_with(dir: &Path, defines: &[&str]) -> Option<PathBuf> {
     let cc = support::require_tool("cc")?;
     if !Path::new("/usr/include/hsa/hsa_ext_amd.h").exists() {
         assert!(
@@ -39,7 +44,9 @@ fn fake_runtime(dir: &Path) -> Option<PathBuf> {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fake_hsa/fake_hsa.c");
     let lib = dir.join("libhsa-runtime64.so.1.5.0");
     let o = Command::new(cc)
-        .args(["-std=c11", "-O1", "-shared", "-fPIC", "-o"])
+        .args(["-std=c11", "-O1", "-shared", "-fPIC"])
+        .args(defines)
+        .arg("-o")
         .arg(&lib)
         .arg(&src)
         .output()
@@ -204,4 +211,41 @@ fn replay_runs_a_bundle_on_a_simulated_gpu() {
         err.contains("nothing to run (8 cases in the bundle, 8 already in"),
         "{err}"
     );
+}
+
+#[test]
+fn a_runtime_without_a_gpu_stops_replay_in_one_line() {
+    let d = tempfile::tempdir().expect("tmp");
+    let bundle = d.path().join("bundle");
+    write_bundle(&bundle, &[(plan("ok", "gfx90a"), object(b"OKAY"))]).expect("bundle");
+    for (defines, want) in [
+        (
+            &["-DFAKE_INIT_STATUS=0x1008"][..],
+            "no GPU agent: hsa_init returned HSA_STATUS_ERROR_OUT_OF_RESOURCES (0x1008); is /dev/kfd present?",
+        ),
+        (
+            &["-DFAKE_INIT_STATUS=0x100B"][..],
+            "no GPU agent: hsa_init returned HSA_STATUS_ERROR_NOT_INITIALIZED (0x100b); is /dev/kfd present?",
+        ),
+        (
+            &["-DFAKE_NO_GPU"][..],
+            "no GPU agent: hsa_init succeeded but the runtime lists no GPU among its 1 agent (Fake CPU (cpu)); is /dev/kfd present?",
+        ),
+    ] {
+        let dir = d.path().join(defines[0].trim_start_matches("-D"));
+        std::fs::create_dir_all(&dir).expect("mkdir");
+        let Some(lib) = fake_runtime_with(&dir, defines) else {
+            return;
+        };
+        let o = Command::new(env!("CARGO_BIN_EXE_hsaco-conform"))
+            .args(["replay", "--bundle"])
+            .arg(&bundle)
+            .arg("--hsa-runtime")
+            .arg(&lib)
+            .output()
+            .expect("run replay");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert_eq!(err, format!("{want}\n"));
+    }
 }

@@ -17,6 +17,9 @@
  * and the loader refuses objects that start with "BAD!", and ELF files of
  * code object V5 or later (as ROCm 5.0's loader, library version 1.5, did),
  * with HSA_STATUS_ERROR_INVALID_CODE_OBJECT.
+ *
+ * Built with -DFAKE_INIT_STATUS=N, hsa_init returns N; with -DFAKE_NO_GPU,
+ * the runtime lists the CPU agent only.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <hsa/hsa.h>
@@ -57,7 +60,14 @@ hsa_status_t hsa_status_string(hsa_status_t status, const char **s) {
   *s = status == HSA_STATUS_SUCCESS ? "HSA_STATUS_SUCCESS: fake" : "fake error";
   return HSA_STATUS_SUCCESS;
 }
-hsa_status_t hsa_init(void) { return HSA_STATUS_SUCCESS; }
+/* -DFAKE_INIT_STATUS=0x1008: hsa_init fails as without /dev/kfd. */
+hsa_status_t hsa_init(void) {
+#ifdef FAKE_INIT_STATUS
+  return (hsa_status_t)FAKE_INIT_STATUS;
+#else
+  return HSA_STATUS_SUCCESS;
+#endif
+}
 hsa_status_t hsa_shut_down(void) { return HSA_STATUS_SUCCESS; }
 
 hsa_status_t hsa_system_get_info(hsa_system_info_t a, void *v) {
@@ -79,6 +89,9 @@ hsa_status_t hsa_system_get_info(hsa_system_info_t a, void *v) {
 hsa_status_t hsa_iterate_agents(hsa_status_t (*cb)(hsa_agent_t, void *), void *d) {
   hsa_agent_t a = {CPU};
   hsa_status_t s = cb(a, d);
+#ifdef FAKE_NO_GPU /* -DFAKE_NO_GPU: a machine with the driver and no GPU */
+  return s;
+#endif
   if (s != HSA_STATUS_SUCCESS)
     return s;
   a.handle = GPU;
