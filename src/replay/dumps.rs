@@ -10,10 +10,11 @@
 //! "addresses": probe::Addresses, "signature": run::Signature, "output":
 //! "CASE.out"}` (`text` for every status but ok; `addresses`, `signature`
 //! and `output` when the probe ran; `signature` also when the agent was
-//! known). Both files are rewritten whole through a temporary file after
-//! each case (`files::write_durable`), the output first, so an interrupted
-//! run loses at most the case it was running, and a new run skips the
-//! cases `runs.jsonl` already names.
+//! known). Each `CASE.out` is written as its case ends and `runs.jsonl` is
+//! rewritten whole at most once a second and at the end, both through a
+//! temporary file, synced (`files::write_durable`), so an interrupted run
+//! loses at most the last second's records (those cases run again), and a
+//! new run skips the cases `runs.jsonl` already names.
 //!
 //! [`read_runs`] and [`read_dump`] are what `replay --compare DIR DUMPS`
 //! reads.

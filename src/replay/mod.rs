@@ -251,6 +251,7 @@ pub fn run_bundle(a: &ReplayArgs) -> Result<(), Stop> {
     let mut failed: Option<Stop> = None;
     let total = plans.len();
     let mut n = 0usize;
+    let mut last_write = Instant::now();
     iso.run("", &payloads, &mut |k, reply| {
         if failed.is_some() {
             return;
@@ -278,16 +279,20 @@ pub fn run_bundle(a: &ReplayArgs) -> Result<(), Stop> {
                 .unwrap_or_default()
         );
         records.push(record);
-        if let Err(e) = write_durable(&out.join(RUNS), runs_text(&records).as_bytes()) {
-            failed = Some(Stop::Error(format!(
-                "cannot write {}: {e}",
-                out.join(RUNS).display()
-            )));
+        // Rewritten whole at most once per RUNS_EVERY (a bundle of
+        // thousands of cases must not rewrite it thousands of times): an
+        // interrupted run loses at most that much, and runs it again.
+        if last_write.elapsed() >= RUNS_EVERY {
+            last_write = Instant::now();
+            if let Err(e) = write_runs(&out, &records) {
+                failed = Some(e);
+            }
         }
     });
     if let Some(e) = failed {
         return Err(e);
     }
+    write_runs(&out, &records)?;
     let summary: Vec<String> = counts.iter().map(|(k, v)| format!("{v} {k}")).collect();
     eprintln!(
         "replay: {total} case{} in {:.1} s: {}; dumps in {}",
@@ -297,6 +302,17 @@ pub fn run_bundle(a: &ReplayArgs) -> Result<(), Stop> {
         out.display()
     );
     Ok(())
+}
+
+/// How often `runs.jsonl` is rewritten while cases run (and once at the
+/// end).
+pub const RUNS_EVERY: Duration = Duration::from_secs(1);
+
+/// Writes `runs.jsonl` through a temporary file, synced.
+fn write_runs(out: &Path, records: &[Record]) -> Result<(), Stop> {
+    let path = out.join(RUNS);
+    write_durable(&path, runs_text(records).as_bytes())
+        .map_err(|e| Stop::Error(format!("cannot write {}: {e}", path.display())))
 }
 
 /// How a worker failed on an item, in one line.
