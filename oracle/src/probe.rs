@@ -28,12 +28,14 @@ pub const COUNTER_OFFSET: u64 = 0;
 /// Written by every wave in [`Special::Magic`]: a record without it was
 /// not written by the probe.
 pub const MAGIC: u32 = 0x4250_5348; // "HSPB" little-endian
-/// [`Special::Entry`] when the wave started at the kernel's first byte.
+/// [`Special::Entry`] when the wave started at the kernel's first byte
+/// (the entry marks are inline constants, so every encoding can write
+/// them without a literal).
 pub const ENTRY_FIRST: u32 = 0x0000_0001;
 /// [`Special::Entry`] when the wave started 256 bytes in, where firmware
 /// that preloads kernel arguments enters (AMDGPUUsage "Preloaded Kernel
 /// Arguments": the first 256 bytes are for firmware that does not).
-pub const ENTRY_PRELOAD: u32 = 0x0000_0100;
+pub const ENTRY_PRELOAD: u32 = 0x0000_0002;
 /// Byte offset of the preload entry from the kernel's first byte.
 pub const PRELOAD_ENTRY_OFFSET: u64 = 256;
 
