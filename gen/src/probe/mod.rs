@@ -368,3 +368,58 @@ pub fn sgpr_probe(entry: &SuiteEntry, name: &str) -> Option<Probe> {
 fn hex(b: &[u8]) -> String {
     b.iter().map(|x| format!("{x:02x}")).collect()
 }
+
+/// The SGPR probe a [`sgpr_probe_name`] names (`probe.sgpr.gfx90a.17`,
+/// with or without `.hsaco`), or `None` when the name is not one: an
+/// unknown family or an index past the family's suite.
+pub fn sgpr_probe_by_name(name: &str) -> Option<Probe> {
+    let stem = name.strip_suffix(".hsaco").unwrap_or(name);
+    let rest = stem.strip_prefix("probe.sgpr.")?;
+    let (family, index) = rest.rsplit_once('.')?;
+    let family = crate::target::Family::ALL
+        .into_iter()
+        .find(|f| f.name() == family)?;
+    let index: usize = index.parse().ok()?;
+    let entry = crate::sgpr::suite(family).nth(index)?;
+    sgpr_probe(&entry, stem)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::target::Family;
+
+    #[test]
+    fn names_make_the_same_probe_again() {
+        for family in Family::ALL {
+            let last = crate::sgpr::suite_len(family) - 1;
+            let entry = crate::sgpr::suite(family).nth(last).unwrap();
+            let name = sgpr_probe_name(&entry, last);
+            let p = sgpr_probe(&entry, &name).unwrap();
+            let again = sgpr_probe_by_name(&format!("{name}.hsaco")).unwrap();
+            assert_eq!((p.elf, p.plan), (again.elf, again.plan));
+        }
+        let past = crate::sgpr::suite_len(Family::Gfx9);
+        assert!(sgpr_probe_by_name(&format!("probe.sgpr.gfx9.{past}")).is_none());
+        assert!(sgpr_probe_by_name("probe.sgpr.gfx5.0").is_none());
+        assert!(sgpr_probe_by_name("probe.sgpr.gfx9.x").is_none());
+    }
+
+    #[test]
+    fn plans_fit_every_wave_and_point_at_the_literals() {
+        for family in Family::ALL {
+            let entry = crate::sgpr::suite(family).next().unwrap();
+            let p = sgpr_probe(&entry, "p").unwrap();
+            let lanes = p.plan.lanes;
+            assert_eq!(
+                p.plan.output_bytes,
+                contract::HEADER_BYTES + SHAPE.max_waves(lanes) * contract::record_bytes(lanes)
+            );
+            for (k, &at) in p.plan.patch_offsets.iter().enumerate() {
+                let at = at as usize;
+                assert_eq!(p.elf[at..at + 4], PATCH_PLACEHOLDER[k].to_le_bytes());
+            }
+            assert_eq!(p.plan.kernarg_hex.len() as u32, 2 * KERNARG_BYTES);
+        }
+    }
+}
