@@ -973,9 +973,8 @@ fn run_named(args: &GenArgs, dir: &Path) -> Result<(), String> {
         if file.starts_with("probe.") {
             let p = hsaco_gen::probe::sgpr_probe_by_name(&file).ok_or_else(|| {
                 format!(
-                    "--case {name}: names no probe (probe.sgpr.FAMILY.INDEX, FAMILY one of {}, \
-                     INDEX below the family's suite size)",
-                    hsaco_gen::target::Family::ALL.map(|f| f.name()).join(", ")
+                    "--case {name}: names no probe (probe.sgpr.CPU.INDEX: CPU a processor \
+                     the oracle models, INDEX below its family's SGPR suite size)"
                 )
             })?;
             let id = file.trim_end_matches(".hsaco").to_owned();

@@ -297,10 +297,26 @@ fn probe_code(t: &Target, lanes: u32, captured: u16) -> Option<Code> {
     Some(c)
 }
 
-/// The name of the probe of SGPR suite entry `index` of `entry`'s family:
-/// `probe.sgpr.FAMILY.INDEX`.
+/// The name of the probe of SGPR suite entry `index` of `entry`'s
+/// family, built for `entry`'s processor: `probe.sgpr.CPU.INDEX`.
 pub fn sgpr_probe_name(entry: &SuiteEntry, index: usize) -> String {
-    format!("probe.sgpr.{}.{index}", entry.family.name())
+    format!("probe.sgpr.{}.{index}", entry.target.name)
+}
+
+/// Suite entry `index` of `t`'s family, built for `t` (any processor of
+/// the family has the same entries; the layout is `t`'s). `None` for
+/// processors the oracle does not model or that run no HSA code, and for
+/// an index past the suite.
+pub fn suite_entry_for(t: &'static Target, index: usize) -> Option<SuiteEntry> {
+    // Processors the oracle does not model have no `Target` at all.
+    if !t.hsa {
+        return None;
+    }
+    let family = crate::target::Family::of(t)?;
+    let mut entry = crate::sgpr::suite(family).nth(index)?;
+    entry.target = t;
+    entry.layout = entry.enables.layout(t);
+    Some(entry)
 }
 
 /// The probe of SGPR suite entry `entry`, named `name`; `None` on
@@ -371,16 +387,13 @@ fn hex(b: &[u8]) -> String {
 
 /// The SGPR probe a [`sgpr_probe_name`] names (`probe.sgpr.gfx90a.17`,
 /// with or without `.hsaco`), or `None` when the name is not one: an
-/// unknown family or an index past the family's suite.
+/// unknown or unmodelled processor, or an index past its family's suite.
 pub fn sgpr_probe_by_name(name: &str) -> Option<Probe> {
     let stem = name.strip_suffix(".hsaco").unwrap_or(name);
     let rest = stem.strip_prefix("probe.sgpr.")?;
-    let (family, index) = rest.rsplit_once('.')?;
-    let family = crate::target::Family::ALL
-        .into_iter()
-        .find(|f| f.name() == family)?;
-    let index: usize = index.parse().ok()?;
-    let entry = crate::sgpr::suite(family).nth(index)?;
+    let (cpu, index) = rest.rsplit_once('.')?;
+    let t = hsaco_oracle::targets::by_name(cpu)?;
+    let entry = suite_entry_for(t, index.parse().ok()?)?;
     sgpr_probe(&entry, stem)
 }
 
@@ -400,9 +413,17 @@ mod tests {
             assert_eq!((p.elf, p.plan), (again.elf, again.plan));
         }
         let past = crate::sgpr::suite_len(Family::Gfx9);
-        assert!(sgpr_probe_by_name(&format!("probe.sgpr.gfx9.{past}")).is_none());
-        assert!(sgpr_probe_by_name("probe.sgpr.gfx5.0").is_none());
-        assert!(sgpr_probe_by_name("probe.sgpr.gfx9.x").is_none());
+        assert!(sgpr_probe_by_name(&format!("probe.sgpr.gfx900.{past}")).is_none());
+        assert!(sgpr_probe_by_name("probe.sgpr.gfx500.0").is_none());
+        assert!(sgpr_probe_by_name("probe.sgpr.gfx900.x").is_none());
+        // Another processor of a family: its own layout, same enables.
+        let p = sgpr_probe_by_name("probe.sgpr.gfx1101.40").unwrap();
+        assert_eq!(p.plan.target, "gfx1101");
+        let rep = sgpr_probe_by_name("probe.sgpr.gfx1100.40").unwrap();
+        assert_eq!(
+            p.object.kernels[0].descriptor.enables,
+            rep.object.kernels[0].descriptor.enables
+        );
     }
 
     #[test]
