@@ -383,7 +383,10 @@ fn pair(preds: &[Prepared<'_>], recs: &[WaveDump]) -> Vec<Option<usize>> {
         return by_pred;
     }
     if open_p.len().saturating_mul(open_r.len()) > MAX_COST_PAIRS {
-        for (&p, &r) in open_p.iter().zip(&open_r) {
+        pair_by_identity(preds, recs, &open_p, &open_r, &mut by_pred, &mut taken);
+        let open_r = (0..recs.len()).filter(|&r| !taken[r]);
+        let open_p = (0..preds.len()).filter(|&p| by_pred[p].is_none());
+        for (p, r) in open_p.collect::<Vec<_>>().into_iter().zip(open_r) {
             by_pred[p] = Some(r);
         }
         return by_pred;
@@ -402,6 +405,57 @@ fn pair(preds: &[Prepared<'_>], recs: &[WaveDump]) -> Vec<Option<usize>> {
         }
     }
     by_pred
+}
+
+/// Names of the predictions that tell waves apart.
+const IDENTITY: [&str; 6] = [
+    "workgroup_id_x",
+    "workgroup_id_y",
+    "workgroup_id_z",
+    "workitem_id_x",
+    "workitem_id_y",
+    "workitem_id_z",
+];
+
+/// Pairs, in order, records and predictions that agree on the wave's
+/// identity: the exact work-group ids and the work-item ids of lane 0 (a
+/// wave always has lane 0). Used when there are too many open pairs to
+/// rank by cost, typically a register that differs in every wave.
+fn pair_by_identity(
+    preds: &[Prepared<'_>],
+    recs: &[WaveDump],
+    open_p: &[usize],
+    open_r: &[usize],
+    by_pred: &mut [Option<usize>],
+    taken: &mut [bool],
+) {
+    let key_fields = |p: &Prepared<'_>| -> Vec<(Field, u32)> {
+        p.pred
+            .expect
+            .iter()
+            .zip(&p.want)
+            .filter(|(e, _)| IDENTITY.contains(&e.name.as_ref()) && e.field.lane.unwrap_or(0) == 0)
+            .filter_map(|(e, w)| match w {
+                Want::Value(v) => Some((e.field, *v)),
+                Want::Check(_) => None,
+            })
+            .collect()
+    };
+    let mut buckets: BTreeMap<Vec<(Field, u32)>, Vec<usize>> = BTreeMap::new();
+    for &p in open_p {
+        buckets.entry(key_fields(&preds[p])).or_default().push(p);
+    }
+    for &r in open_r {
+        // A record's key on the fields each bucket reads.
+        let hit = buckets.iter_mut().find(|(key, ps)| {
+            !ps.is_empty() && key.iter().all(|(f, v)| read(&recs[r], f) == Some(*v))
+        });
+        if let Some((_, ps)) = hit {
+            let p = ps.remove(0);
+            by_pred[p] = Some(r);
+            taken[r] = true;
+        }
+    }
 }
 
 /// Compares a hardware dump with the predictions, the symbolic values

@@ -707,3 +707,37 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn a_register_wrong_in_every_wave_of_a_large_dispatch_pairs_by_identity() {
+    // 600 one-wave work-groups: too many open pairs to rank by cost.
+    let k = Kernel {
+        user: 1 << 3 | 1 << 4,
+        system: 1,
+        workitem_ids: 0,
+        preload: (0, 0),
+        wave64: true,
+    };
+    let shape = Shape {
+        grid: [64 * 600, 1, 1],
+        workgroup: [64, 1, 1],
+    };
+    let p = predictions("gfx900", k, shape);
+    let a = addresses();
+    let mut d = p.to_dump(&a, |_, _| None);
+    // Dispatch id (s[2:3]) off by one everywhere; records in reverse.
+    d.waves.reverse();
+    for (i, w) in d.waves.iter_mut().enumerate() {
+        w.slot = i as u32;
+        w.sgprs[2] += 1;
+    }
+    let diffs = compare(&p, &d, &a);
+    assert_eq!(diffs.len(), 600);
+    for x in &diffs {
+        let (Some(wave), Some(slot)) = (x.wave, x.slot) else {
+            panic!("{x}");
+        };
+        assert_eq!(wave.workgroup[0], 599 - slot, "{x}");
+        assert!(matches!(&x.kind, DifferenceKind::Value { name, .. } if name == "dispatch_id"));
+    }
+}
