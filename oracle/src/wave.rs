@@ -320,6 +320,10 @@ impl Field {
 
     /// `word` with the field set to `value`.
     pub fn set(&self, word: u32, value: u32) -> u32 {
+        if self.lsb >= 32 {
+            // No such bits (a field read from a damaged predictions file).
+            return word;
+        }
         let m = layout::bit_mask(u32::from(self.lsb), u32::from(self.width.min(32)));
         let v = (value & self.mask())
             .checked_shl(u32::from(self.lsb))
@@ -1119,7 +1123,9 @@ impl Predictions {
         mut choose: impl FnMut(&WavePrediction, &Expectation) -> Option<u32>,
     ) -> Dump {
         let lanes = self.lanes;
-        let captured = usize::from(self.captured_sgprs).min(lanes as usize);
+        // A probe record has at most 64 lanes, whatever a file says.
+        let row = (lanes as usize).min(64);
+        let captured = usize::from(self.captured_sgprs).min(row);
         let waves = self
             .waves
             .iter()
@@ -1131,7 +1137,7 @@ impl Predictions {
                     sgprs: vec![0; captured],
                     ttmp: [0; 3],
                     entry: w.entry,
-                    vgprs: std::array::from_fn(|_| vec![0; lanes as usize]),
+                    vgprs: std::array::from_fn(|_| vec![0; row]),
                 };
                 for e in &w.expect {
                     let v = choose(w, e).unwrap_or_else(|| match &e.expect {

@@ -741,3 +741,105 @@ fn a_register_wrong_in_every_wave_of_a_large_dispatch_pairs_by_identity() {
         assert!(matches!(&x.kind, DifferenceKind::Value { name, .. } if name == "dispatch_id"));
     }
 }
+
+fn any_field() -> impl Strategy<Value = Field> {
+    (
+        prop_oneof![
+            (0u16..40).prop_map(Reg::Sgpr),
+            (0u8..5).prop_map(Reg::Vgpr),
+            Just(Reg::ExecLo),
+            Just(Reg::ExecHi),
+            (0u8..16).prop_map(Reg::Ttmp),
+        ],
+        proptest::option::of(0u8..80),
+        0u8..40,
+        0u8..40,
+    )
+        .prop_map(|(reg, lane, lsb, width)| Field {
+            reg,
+            lane,
+            lsb,
+            width,
+        })
+}
+
+fn any_expectation() -> impl Strategy<Value = Expectation> {
+    (
+        any_field(),
+        prop_oneof![
+            proptest::num::u32::ANY.prop_map(|v| Expect::Exact(Value::Const(v))),
+            Just(Expect::Exact(Value::AddrHi(Addr::Queue))),
+            (0u32..2000, proptest::num::u32::ANY, proptest::bool::ANY).prop_map(|(m, b, u)| {
+                Expect::Check(Constraint {
+                    multiple_of: m,
+                    bits_set: b & 0xf0,
+                    uniform: u,
+                    ..Constraint::unspecified("x")
+                })
+            }),
+        ],
+        proptest::bool::ANY,
+    )
+        .prop_map(|(field, expect, preloaded)| Expectation {
+            field,
+            name: "x".into(),
+            expect,
+            source: "s".into(),
+            preloaded,
+        })
+}
+
+fn any_record() -> impl Strategy<Value = WaveDump> {
+    (
+        proptest::num::u32::ANY,
+        proptest::num::u64::ANY,
+        proptest::collection::vec(proptest::num::u32::ANY, 0..40),
+        proptest::num::u32::ANY,
+        proptest::collection::vec(proptest::num::u32::ANY, 0..70),
+    )
+        .prop_map(|(slot, exec, sgprs, entry, v)| WaveDump {
+            slot,
+            exec,
+            sgprs,
+            ttmp: [1, 2, 3],
+            entry: entry % 3 * 0x80,
+            vgprs: [v.clone(), v.clone(), v],
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// Whatever a predictions file or a dump holds, comparing, building a
+    /// dump and printing do not panic.
+    #[test]
+    fn any_input_compares_without_panic(
+        expect in proptest::collection::vec(any_expectation(), 0..20),
+        entries in proptest::collection::vec(0u32..0x200, 1..4),
+        recs in proptest::collection::vec(any_record(), 0..5),
+        lanes in 0u32..100,
+    ) {
+        let p = Predictions {
+            target: "gfx900".into(),
+            lanes,
+            captured_sgprs: 40,
+            waves: entries
+                .iter()
+                .enumerate()
+                .map(|(i, &entry)| WavePrediction {
+                    workgroup: [i as u32, 0, 0],
+                    wave: 0,
+                    workitems: 1,
+                    entry,
+                    expect: expect.clone(),
+                })
+                .collect(),
+        };
+        let d = Dump { lanes: 64, waves: recs };
+        for x in compare(&p, &d, &addresses()) {
+            let _ = x.to_string();
+        }
+        let built = p.to_dump(&addresses(), |_, _| None);
+        let _ = compare(&p, &built, &addresses());
+    }
+}
