@@ -972,6 +972,16 @@ fn exec_expectations(lanes: u32, active: u32, out: &mut Vec<Expectation>) {
 
 fn ttmp_expectations(facts: &Facts, w: &WaveCtx, out: &mut Vec<Expectation>) {
     let [x, y, z] = facts.workgroup_id_enabled;
+    // Listed so the predictions say it is not checked, not forgotten.
+    place(
+        out,
+        Field::whole(Reg::Ttmp(6)),
+        part(
+            "ttmp6",
+            any("nothing public says what GFX12 puts in TTMP6 at wave start (errata WAVE 3)"),
+            sources::ARCHITECTED_SGPRS,
+        ),
+    );
     if x {
         place(
             out,

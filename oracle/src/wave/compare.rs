@@ -65,6 +65,9 @@ pub enum DifferenceKind {
         name: Text,
         /// The constraint's text when the prediction is a constraint.
         constraint: Option<Text>,
+        /// The symbolic prediction (`lo(packet)`) when it is not a
+        /// constant.
+        symbol: Option<String>,
         /// The differing lanes (one entry without a lane for a scalar
         /// register).
         lanes: Vec<LaneValue>,
@@ -161,12 +164,16 @@ impl fmt::Display for Difference {
                 register,
                 name,
                 constraint,
+                symbol,
                 lanes,
                 source,
             } => {
                 let whole = !register.contains('[');
                 let want = |l: &LaneValue| match (l.expected, constraint) {
-                    (Some(v), _) => format!("expected {}", hex(v, whole)),
+                    (Some(v), _) => match symbol {
+                        Some(sym) => format!("expected {} = {sym}", hex(v, whole)),
+                        None => format!("expected {}", hex(v, whole)),
+                    },
                     (None, Some(c)) => format!("expected {c}"),
                     (None, None) => "expected a value".to_string(),
                 };
@@ -564,9 +571,10 @@ fn wave_differences(p: &Prepared<'_>, rec: &WaveDump) -> Vec<DifferenceKind> {
             continue;
         }
         let first = &p.pred.expect[members[0].0];
-        let constraint = match &first.expect {
-            Expect::Check(c) => Some(c.text.clone()),
-            Expect::Exact(_) => None,
+        let (constraint, symbol) = match &first.expect {
+            Expect::Check(c) => (Some(c.text.clone()), None),
+            Expect::Exact(super::Value::Const(_)) => (None, None),
+            Expect::Exact(v) => (None, Some(v.to_string())),
         };
         let lanes = members
             .iter()
@@ -583,6 +591,7 @@ fn wave_differences(p: &Prepared<'_>, rec: &WaveDump) -> Vec<DifferenceKind> {
             register: key.register(),
             name: first.name.clone(),
             constraint,
+            symbol,
             lanes,
             source: first.source.clone(),
         });

@@ -350,6 +350,7 @@ fn gfx12_work_group_ids_are_in_trap_temporaries() {
     assert_eq!(
         names,
         [
+            "ttmp6 ttmp6",
             "ttmp9 workgroup_id_x",
             "ttmp7[15:0] workgroup_id_y",
             "ttmp7[31:16] workgroup_id_z (not enabled)"
@@ -572,6 +573,10 @@ fn perturbations() -> Vec<(&'static str, Difference)> {
     let d = perturbed(&p, 6, |w| w.sgprs[19] = 0x104);
     out.push(("misaligned scratch offset", one(compare(&p, &d, &a))));
 
+    // Dispatch id (s[10:11]) low half not the packet index in one wave.
+    let d = perturbed(&p, 7, |w| w.sgprs[10] = 0);
+    out.push(("dispatch id", one(compare(&p, &d, &a))));
+
     // Flat scratch init differs in one wave from all the others.
     let d = perturbed(&p, 0, |w| w.sgprs[12] = 0x4000);
     out.push(("flat scratch init not uniform", one(compare(&p, &d, &a))));
@@ -598,7 +603,14 @@ fn single_perturbations_are_single_findings() {
             ..
         }
     ));
-    assert!(matches!(kinds[7].1, DifferenceKind::NotUniform { .. }));
+    assert!(matches!(
+        kinds[7].1,
+        DifferenceKind::Value {
+            symbol: Some(_),
+            ..
+        }
+    ));
+    assert!(matches!(kinds[8].1, DifferenceKind::NotUniform { .. }));
     let report: String = found
         .iter()
         .map(|(name, d)| format!("{name}:\n  {d}\n"))
