@@ -96,6 +96,13 @@ pub mod sources {
     /// Work-group ids.
     pub const WORKGROUP_ID: &str =
         "amdgpu-usage.rst Initial Kernel Execution State: Work-Group Id X/Y/Z, set by ADC per wave";
+    /// Work-group ids in system SGPRs on GFX12, where LLVM expects none.
+    pub const WORKGROUP_ID_GFX12: &str =
+        "amdgpu-usage.rst Initial Kernel Execution State: Work-Group Id X/Y/Z as system SGPRs (LLVM allocates none with architected SGPRs on GFX12: errata WAVE 4)";
+    /// Work-group info on GFX12, whose place LLVM and the document put
+    /// differently when work-group ids are enabled.
+    pub const WORKGROUP_INFO_GFX12: &str =
+        "amdgpu-usage.rst Initial Kernel Execution State: Work-Group Info after the work-group id SGPRs (on GFX12 LLVM puts it first: errata WAVE 4)";
     /// Work-group info.
     pub const WORKGROUP_INFO: &str =
         "amdgpu-usage.rst Initial Kernel Execution State: Work-Group Info {first_wavefront, 14'b0000, ordered_append_term[10:0], threadgroup_size_in_wavefronts[5:0]}";
@@ -712,13 +719,15 @@ impl Predictor<'_> {
 
     /// The system SGPR `name` of a wave.
     fn system(&self, name: &'static str, w: &WaveCtx) -> Vec<Part> {
-        let wg = |d: usize| {
-            vec![part(
-                name,
-                exact(Value::Const(w.workgroup[d])),
-                sources::WORKGROUP_ID,
-            )]
+        // The layout follows the document on every target; on GFX12 the
+        // sources say that LLVM reads it otherwise.
+        let gfx12 = architected_sgprs(self.target);
+        let (id_src, info_src) = if gfx12 {
+            (sources::WORKGROUP_ID_GFX12, sources::WORKGROUP_INFO_GFX12)
+        } else {
+            (sources::WORKGROUP_ID, sources::WORKGROUP_INFO)
         };
+        let wg = |d: usize| vec![part(name, exact(Value::Const(w.workgroup[d])), id_src)];
         match name {
             "workgroup_id_x" => wg(0),
             "workgroup_id_y" => wg(1),
@@ -730,7 +739,7 @@ impl Predictor<'_> {
                     ..part(
                         "workgroup_info.threadgroup_size_in_waves",
                         exact(Value::Const(w.waves_in_group & 0x3f)),
-                        sources::WORKGROUP_INFO,
+                        info_src,
                     )
                 },
                 Part {
@@ -739,7 +748,7 @@ impl Predictor<'_> {
                     ..part(
                         "workgroup_info.ordered_append_term",
                         any("ordered append term: only defined with ordered append, which the probe does not use"),
-                        sources::WORKGROUP_INFO,
+                        info_src,
                     )
                 },
                 Part {
@@ -748,7 +757,7 @@ impl Predictor<'_> {
                     ..part(
                         "workgroup_info.zero",
                         exact(Value::Const(0)),
-                        sources::WORKGROUP_INFO,
+                        info_src,
                     )
                 },
                 Part {
@@ -757,7 +766,7 @@ impl Predictor<'_> {
                     ..part(
                         "workgroup_info.first_wave",
                         any("first_wavefront: the documents do not say which wave has it"),
-                        sources::WORKGROUP_INFO,
+                        info_src,
                     )
                 },
             ],
