@@ -34,6 +34,7 @@ pub mod smem;
 pub mod symbols;
 pub mod targets;
 pub mod uri;
+pub mod wave;
 pub mod yaml;
 
 pub use rules::{Rule, Severity, Sink, Violation};
