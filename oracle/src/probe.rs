@@ -163,6 +163,13 @@ pub struct Plan {
     pub patch_offsets: [u64; 2],
 }
 
+impl Plan {
+    /// Records the output buffer has room for.
+    pub fn records(&self) -> u64 {
+        self.output_bytes.saturating_sub(HEADER_BYTES) / record_bytes(self.lanes).max(1)
+    }
+}
+
 /// What the harness chose for one dispatch: the values the pointer SGPRs
 /// predict from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
