@@ -19,6 +19,7 @@ pub mod rules;
 pub mod ccob;
 pub mod check;
 pub mod container;
+pub mod dispatch;
 pub mod elf;
 mod fasthash;
 pub mod kd;
