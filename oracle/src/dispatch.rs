@@ -95,7 +95,7 @@ crate::declare_rules! {
         "kernarg_address is aligned to 16 bytes and to the kernel's .kernarg_segment_align, whichever is larger.",
         "amdgpu-usage.rst: Kernel Dispatch (kernarg memory at least 16-byte aligned), Code Object V3 Metadata (.kernarg_segment_align); ROCm/clr rocvirtual.cpp (allocKernArg)");
     COMPLETION_SIGNAL_ALIGN = (Warning, "dispatch.completion_signal.align",
-        "completion_signal is 0 (no signal: allowed) or the address of an amd_signal_t, which is 64-byte aligned; CP decrements the signal when the dispatch completes.",
+        "completion_signal is 0 (no signal: allowed) or the address of an amd_signal_t, which is 64-byte aligned; CP signals it when the dispatch completes.",
         "hsa.h: hsa_kernel_dispatch_packet_t (completion_signal); amdgpu-usage.rst: Kernel Dispatch (step 10); amd_hsa_signal.h (AMD_SIGNAL_ALIGN_BYTES)");
     RESERVED = (Warning, "dispatch.reserved",
         "reserved0 and reserved2 are 0 (hsa.h: must be 0); a warning because ROCm's HIP runtime itself writes a profiler correlation id into reserved2 (errata DISPATCH 2).",
@@ -360,7 +360,7 @@ fn check_sizes(p: &KernelDispatchPacket, k: &Kernel<'_>, used: usize, sink: &mut
                 ),
             );
         }
-        if k.uniform_work_group_size() && wg > 0 && grid % u32::from(wg) != 0 {
+        if k.uniform_work_group_size() && wg > 0 && !grid.is_multiple_of(u32::from(wg)) {
             sink.report(
                 &GRID_UNIFORM,
                 format!(
@@ -452,7 +452,7 @@ fn check_addresses(p: &KernelDispatchPacket, k: &Kernel<'_>, sink: &mut Sink) {
             &KERNEL_OBJECT_NULL,
             "kernel_object is 0, expected the kernel descriptor's address",
         );
-    } else if p.kernel_object % KERNEL_OBJECT_ALIGN_BYTES != 0 {
+    } else if !p.kernel_object.is_multiple_of(KERNEL_OBJECT_ALIGN_BYTES) {
         sink.report(
             &KERNEL_OBJECT_ALIGN,
             format!(
@@ -470,7 +470,7 @@ fn check_addresses(p: &KernelDispatchPacket, k: &Kernel<'_>, sink: &mut Sink) {
                 format!("kernarg_address is 0, expected the address of the kernel's {kernarg}-byte kernarg segment"),
             );
         }
-    } else if p.kernarg_address % align != 0 {
+    } else if !p.kernarg_address.is_multiple_of(align) {
         sink.report(
             &KERNARG_ADDRESS_ALIGN,
             format!(
@@ -482,7 +482,7 @@ fn check_addresses(p: &KernelDispatchPacket, k: &Kernel<'_>, sink: &mut Sink) {
         );
     }
     let align = AMD_OBJECT_ALIGN as u64;
-    if p.completion_signal != 0 && p.completion_signal % align != 0 {
+    if p.completion_signal != 0 && !p.completion_signal.is_multiple_of(align) {
         sink.report(
             &COMPLETION_SIGNAL_ALIGN,
             format!(
@@ -552,9 +552,7 @@ pub fn runtime_packet(k: &Kernel<'_>, launch: &Launch) -> KernelDispatchPacket {
     let sat = |v: u64| u32::try_from(v).unwrap_or(u32::MAX);
     let mut private = sat(k.private_segment_fixed_size());
     if k.uses_dynamic_stack() {
-        private = private
-            .max(HIP_DEFAULT_STACK_BYTES)
-            .min(HIP_MAX_DYNAMIC_PRIVATE_BYTES);
+        private = private.clamp(HIP_DEFAULT_STACK_BYTES, HIP_MAX_DYNAMIC_PRIVATE_BYTES);
     }
     KernelDispatchPacket {
         header: HIP_HEADER,
@@ -684,7 +682,7 @@ pub fn view(k: &Kernel<'_>) -> PacketView {
                 "kernarg_address" => (
                     None,
                     format!(
-                        "the address of a {}-byte kernarg segment, {}-byte aligned",
+                        "the address of a kernarg segment of {} bytes, {}-byte aligned",
                         k.kernarg_segment_size(),
                         k.kernarg_align()
                     ),
