@@ -81,7 +81,7 @@ crate::declare_rules! {
         "ROCR-Runtime amd_aql_queue.cpp (ExceptionHandler: EC_QUEUE_PACKET_DISPATCH_GROUP_SEGMENT_SIZE_INVALID); ROCm/clr rocvirtual.cpp (No local memory available); oracle/src/targets.rs lds_bytes");
     PRIVATE_SEGMENT_FIXED = (Error, "dispatch.private_segment_size.fixed",
         "For a kernel without a dynamic stack, private_segment_size is at least PRIVATE_SEGMENT_FIXED_SIZE (descriptor) and .private_segment_fixed_size (metadata): the scratch each work-item uses.",
-        "rocm-code-object-format.rst: Dynamic call stack (the packet holds the static private segment size plus the call stack); amdgpu-usage.rst: Kernel Descriptor");
+        "rocm-code-object-format.rst: Dynamic call stack (the packet holds the static private segment size plus the call stack); amdgpu-usage.rst: Kernel Descriptor; docs/errata.md DISPATCH 3 (what HIP does for a dynamic stack)");
     KERNEL_OBJECT_NULL = (Error, "dispatch.kernel_object.null",
         "kernel_object is not 0: CP refuses a NULL code object (EC_QUEUE_PACKET_DISPATCH_CODE_INVALID).",
         "amdgpu-usage.rst: Kernel Dispatch (a pointer to the kernel descriptor); ROCR-Runtime amd_aql_queue.cpp (ExceptionHandler: Invalid (or NULL) code)");
@@ -109,6 +109,10 @@ pub const MAX_WORKGROUP_SIZE: u64 = 1024;
 /// The least alignment of a kernarg segment (amdgpu-usage.rst, "Kernel
 /// Dispatch", step 3).
 pub const KERNARG_MIN_ALIGN: u64 = 16;
+/// HIP aligns more than the documents ask: kernarg segments to the larger
+/// of `.kernarg_segment_align` and this, rounded up to the cache line
+/// (`LightningKernel::postLoad`, ROCm/clr `rockernel.cpp`).
+pub const HIP_MIN_KERNARG_ALIGN: u64 = 128;
 /// Alignment of a kernel descriptor, which `kernel_object` points at.
 pub const KERNEL_OBJECT_ALIGN_BYTES: u64 = 64;
 /// HIP's stack size per work-item for kernels with a dynamic stack, unless
@@ -682,7 +686,7 @@ pub fn view(k: &Kernel<'_>) -> PacketView {
                 "kernarg_address" => (
                     None,
                     format!(
-                        "the address of a kernarg segment of {} bytes, {}-byte aligned",
+                        "the address of a kernarg segment of {} bytes, {}-byte aligned (HIP: at least {HIP_MIN_KERNARG_ALIGN})",
                         k.kernarg_segment_size(),
                         k.kernarg_align()
                     ),
