@@ -38,8 +38,8 @@ crate::declare_rules! {
         "header TYPE is HSA_PACKET_TYPE_KERNEL_DISPATCH (2): CP refuses other packet types in a kernel's place (EC_QUEUE_PACKET_UNSUPPORTED).",
         "hsa.h: hsa_packet_type_t, hsa_packet_header_t; ROCR-Runtime amd_aql_queue.cpp (ExceptionHandler: EC_QUEUE_PACKET_UNSUPPORTED)");
     HEADER_BARRIER = (Info, "dispatch.header.barrier",
-        "header BARRIER is 0: the dispatch may start before the packets ahead of it in the queue complete (allowed; HIP sets the bit on every kernel dispatch except any-order launches).",
-        "hsa.h: HSA_PACKET_HEADER_BARRIER; ROCm/clr rocvirtual.cpp (dispatchPacketHeader_, getAnyOrderLaunchFlag)");
+        "header BARRIER is 0: the dispatch may start before the packets ahead of it in the queue complete (allowed: HIP clears the bit for a dispatch its memory-dependency tracking finds independent of the earlier ones, and for any-order launches).",
+        "hsa.h: HSA_PACKET_HEADER_BARRIER; ROCm/clr rocvirtual.cpp (dispatchPacketHeader_, dispatchPacketHeaderNoSync_, processMemObjects, getAnyOrderLaunchFlag)");
     HEADER_ACQUIRE_FENCE_SCOPE = (Error, "dispatch.header.acquire_fence_scope",
         "header SCACQUIRE_FENCE_SCOPE is a hsa_fence_scope_t: 0 (none), 1 (agent) or 2 (system); 3 is no scope.",
         "hsa.h: hsa_packet_header_t (HSA_PACKET_HEADER_SCACQUIRE_FENCE_SCOPE), hsa_fence_scope_t");
@@ -500,15 +500,22 @@ fn check_addresses(p: &KernelDispatchPacket, k: &Kernel<'_>, sink: &mut Sink) {
 // ---------------------------------------------------------------------------
 // The packet a runtime builds.
 
-/// HIP's kernel dispatch header: KERNEL_DISPATCH, barrier, system-scope
-/// acquire and release fences (`dispatchPacketHeader_` in ROCm/clr
-/// `rocvirtual.cpp`, without the `fenceScopeAgent_` setting).
+/// HIP's kernel dispatch header: KERNEL_DISPATCH, barrier, agent-scope
+/// acquire and release fences. That is `dispatchPacketHeader_` (ROCm/clr
+/// `rocvirtual.cpp`) under HIP's default `AMD_OPT_FLUSH=1`, "device-scope
+/// fence operations when possible" (`fenceScopeAgent_`, `device.cpp`).
+/// HIP uses system scope instead with `AMD_OPT_FLUSH=0`, or for a launch
+/// whose stop event needs a system fence (`addSystemScope_`). HIP starts
+/// every queue with this header and uses it whenever it orders a dispatch
+/// after the earlier ones (a memory dependency, writable program-scope
+/// variables); a dispatch its dependency tracking finds independent gets
+/// it without the barrier bit (`dispatchPacketHeaderNoSync_`).
 pub const HIP_HEADER: u16 = {
-    let system = header::FENCE_SCOPES[2].0;
+    let agent = header::FENCE_SCOPES[1].0;
     let h = header::TYPE.set(0, header::TYPE_KERNEL_DISPATCH);
     let h = header::BARRIER.set(h, 1);
-    let h = header::SCACQUIRE_FENCE_SCOPE.set(h, system);
-    header::SCRELEASE_FENCE_SCOPE.set(h, system)
+    let h = header::SCACQUIRE_FENCE_SCOPE.set(h, agent);
+    header::SCRELEASE_FENCE_SCOPE.set(h, agent)
 };
 
 /// HIP's grid dimension count: `ihipLaunchKernelCommand` builds every

@@ -188,11 +188,11 @@ fn message_field_names_are_layout_rows() {
 }
 
 #[test]
-fn hip_header_is_a_barrier_kernel_dispatch_with_system_fences() {
+fn hip_header_is_a_barrier_kernel_dispatch_with_agent_fences() {
     assert_eq!(header::TYPE.get(HIP_HEADER), header::TYPE_KERNEL_DISPATCH);
     assert_eq!(header::BARRIER.get(HIP_HEADER), 1);
     for f in [header::SCACQUIRE_FENCE_SCOPE, header::SCRELEASE_FENCE_SCOPE] {
-        assert_eq!(scope_name(f.get(HIP_HEADER)), "system");
+        assert_eq!(scope_name(f.get(HIP_HEADER)), "agent");
     }
     // Nothing outside the four fields.
     let fields = header::ALL
