@@ -391,6 +391,7 @@ proptest! {
         kd in prop::collection::vec(any::<u8>(), crate::kd::KD_SIZE),
         target in proptest::sample::select(targets::all_targets().collect::<Vec<_>>()),
         md in any::<(Option<u64>, Option<[u64; 3]>, Option<bool>, Option<u64>, Option<u64>, Option<u64>, Option<u64>, Option<bool>)>(),
+        launch in any::<([u32; 3], [u16; 3], u64, u64, u64)>(),
     ) {
         let p = KernelDispatchPacket::parse(&packet.try_into().unwrap());
         let desc = KernelDescriptor::from_slice(&kd).unwrap();
@@ -410,6 +411,14 @@ proptest! {
             check(&p, &k, &mut sink);
             let v = view(&k);
             prop_assert_eq!(v.fields.len(), KERNEL_DISPATCH_PACKET.len());
+            let (grid, workgroup, kernel_object, kernarg_address, completion_signal) = launch;
+            let launch = Launch {
+                shape: Shape { grid, workgroup },
+                kernel_object,
+                kernarg_address,
+                completion_signal,
+            };
+            check(&runtime_packet(&k, &launch), &k, &mut sink);
         }
     }
 }
