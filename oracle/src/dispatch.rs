@@ -114,7 +114,7 @@ pub const KERNARG_MIN_ALIGN: u64 = 16;
 /// (`LightningKernel::postLoad`, ROCm/clr `rockernel.cpp`).
 pub const HIP_MIN_KERNARG_ALIGN: u64 = 128;
 /// Alignment of a kernel descriptor, which `kernel_object` points at.
-pub const KERNEL_OBJECT_ALIGN_BYTES: u64 = 64;
+pub const KERNEL_OBJECT_ALIGN_BYTES: u64 = crate::layout::KD_ALIGN;
 /// HIP's stack size per work-item for kernels with a dynamic stack, unless
 /// the program sets another (`Device::stack_size_`, ROCm/clr
 /// `rocclr/device/device.hpp`).
