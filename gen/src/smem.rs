@@ -1368,7 +1368,8 @@ pub fn arbitrary_kernel_stream(
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Harness {
     /// The stream names `s0..s{sgprs-1}` and `m0` only: a multiple of 4
-    /// from 32 to 100 (the probe keeps the SGPRs above for itself).
+    /// from 32 to 96 (100 from GFX10); the probe keeps the four SGPRs
+    /// above for itself.
     pub sgprs: u8,
     /// Bytes at the data region's start that loads and stores use (a
     /// multiple of 64, at least 256).
@@ -1496,8 +1497,17 @@ pub fn arbitrary_constrained_stream(
     gen: SmemGen,
     h: &Harness,
 ) -> arbitrary::Result<Constrained> {
-    let top = if gen.is_rdna() { 104 } else { 100 };
-    if h.sgprs < 32 || h.sgprs % 4 != 0 || h.sgprs > top || h.cached_bytes < 256 {
+    // Four SGPRs above the stream's are the probe's: s101 (GFX8/GFX9) or
+    // s105 is the last plain SGPR.
+    let top = if gen.is_rdna() { 100 } else { 96 };
+    let lines = |b: u32| b.is_multiple_of(contract::REGION_GRANULE);
+    if h.sgprs < 32
+        || !h.sgprs.is_multiple_of(4)
+        || h.sgprs > top
+        || h.cached_bytes < 256
+        || !lines(h.cached_bytes)
+        || !lines(h.atomic_bytes)
+    {
         return Err(arbitrary::Error::IncorrectFormat);
     }
     let len = u.int_in_range(h.min_len..=h.max_len.max(h.min_len))?;
@@ -1687,7 +1697,11 @@ pub fn arbitrary_constrained_stream(
             mods.get(sel(r, 2, mods.len())).copied().unwrap_or_default();
         let sdata = pick(r, 3, sdata_list);
         let (size, align) = access_size(p.op);
-        let base = bases.get(sel(r, 4, bases.len())).copied();
+        let base = if c.has_sbase() {
+            bases.get(sel(r, 4, bases.len())).copied()
+        } else {
+            None
+        };
         let sbase = base.map_or(0, |w| w.reg);
         let room = base.map_or(0, |w| w.len).saturating_sub(size);
         let (_, imm_hi) = gen.offset_range(c);
@@ -1777,4 +1791,164 @@ pub fn arbitrary_constrained_stream(
         stores,
         harness: *h,
     })
+}
+
+#[cfg(test)]
+mod constrained_tests {
+    use super::*;
+    use hsaco_oracle::smem::exec::Machine;
+    use proptest::prelude::*;
+
+    /// Where the data region is in these tests: 256-byte aligned, high
+    /// enough that an address computed from a wrong register shows.
+    const DATA: u64 = 0x0000_7ff3_2100_0000;
+
+    /// The bytes instruction `i` accesses, computed independently of the
+    /// executor from the register file before it runs: `(first, bytes)`,
+    /// or `None` for no access, or `Err` for an access the buffer's range
+    /// check would drop.
+    fn access(m: &Machine, i: &Instruction) -> Result<Option<(u64, u64)>, String> {
+        let (size, _) = access_size(i.op);
+        if size == 0 {
+            return Ok(None);
+        }
+        let (imm, reg) = match i.offset {
+            Offset::None => (0, None),
+            Offset::Imm(v) => (v, None),
+            Offset::Sgpr(r) | Offset::Soffset(r) => (0, Some(r)),
+            Offset::SgprImm { sgpr, imm } => (imm, Some(sgpr)),
+        };
+        if imm < 0 {
+            return Err(format!("{i}: negative immediate"));
+        }
+        let off = u64::from(imm as u32) + reg.map_or(0, |r| u64::from(m.sgpr(r)));
+        let lo = u64::from(m.sgpr(i.sbase));
+        let hi = u64::from(m.sgpr(i.sbase + 1));
+        if i.op.class.buffer_base() {
+            let base = lo | (hi & 0xffff) << 32;
+            let records = u64::from(m.sgpr(i.sbase + 2));
+            if hi >> 16 != 0 {
+                return Err(format!("{i}: resource stride or high bits set"));
+            }
+            if off + u64::from(size) > records {
+                return Err(format!("{i}: offset {off} + {size} past {records} records"));
+            }
+            Ok(Some((base + off, u64::from(size))))
+        } else {
+            Ok(Some(((lo | hi << 32) + off, u64::from(size))))
+        }
+    }
+
+    fn check(gen: SmemGen, bytes: &[u8]) -> Result<(), TestCaseError> {
+        let t = hsaco_oracle::targets::TARGETS
+            .iter()
+            .find(|t| SmemGen::for_target(t) == Some(gen))
+            .expect("a processor of the family");
+        let h = Harness::for_target(t);
+        let mut u = Unstructured::new(bytes);
+        let Ok(c) = arbitrary_constrained_stream(&mut u, gen, &h) else {
+            return Ok(());
+        };
+        prop_assert!(c.stream.smem_count >= h.min_len.min(1));
+        let mut m = Machine::new(gen);
+        m.xnack = h.xnack;
+        for i in &c.init {
+            m.set_sgpr(i.reg, i.value.resolve(DATA));
+        }
+        let cached = DATA..DATA + u64::from(h.cached_bytes);
+        let atomic = cached.end..cached.end + u64::from(h.atomic_bytes);
+        let mut k = 0;
+        for s in &c.stream.steps {
+            if let Step::Smem(i) = s {
+                // Each word is the canonical encoding of the instruction.
+                let w = u64::from(c.stream.words[k]) | u64::from(c.stream.words[k + 1]) << 32;
+                k += 2;
+                let d = smem::decode(gen, w);
+                prop_assert_eq!(d.verdict, smem::Verdict::Valid, "{}", i);
+                prop_assert_eq!(d.instruction.as_ref(), Some(i));
+                prop_assert!(assemblable(i, t), "{}", i);
+                let a = access(&m, i).map_err(TestCaseError::fail)?;
+                if let Some((first, n)) = a {
+                    let is_atomic = matches!(i.op.class, Class::Atomic | Class::BufferAtomic);
+                    let region = if is_atomic { &atomic } else { &cached };
+                    prop_assert!(
+                        region.start <= first && first + n <= region.end,
+                        "{} accesses {:#x}+{} outside {:#x?}",
+                        i,
+                        first,
+                        n,
+                        region
+                    );
+                    if is_atomic && n == 8 {
+                        prop_assert_eq!(first % 8, 0, "{}", i);
+                    }
+                }
+            } else {
+                k += 1;
+            }
+            m.step(s);
+        }
+        prop_assert_eq!(k, c.stream.words.len());
+        m.step(&Step::WaitLgkm(0));
+        prop_assert!(m.accepted(), "{:?}", m.violations());
+        // Stores and atomics wrote inside the region only.
+        for (a, _) in m.memory.written_bytes() {
+            prop_assert!(cached.start <= a && a < atomic.end, "wrote {:#x}", a);
+        }
+        // Only plain SGPRs below the harness's and m0 are named.
+        let allowed = reg_mask(0, h.sgprs) | 1u128 << gen.m0();
+        prop_assert_eq!(c.stream.registers & !allowed, 0);
+        prop_assert_eq!(c.stream.data_registers & c.stream.address_registers, 0);
+        Ok(())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        /// Every access of a constrained stream lands inside its part of
+        /// the data region, every word is canonical and assemblable, and
+        /// the executor runs the stream without a violation.
+        #[test]
+        fn constrained_accesses_stay_in_the_region(
+            g in 0usize..6,
+            bytes in proptest::collection::vec(any::<u8>(), 0..2048),
+        ) {
+            check(SmemGen::ALL[g], &bytes)?;
+        }
+    }
+
+    /// Constrained streams of every family use every class they may: a
+    /// sample of seeds finds loads, buffer loads and (where the family
+    /// has them) stores and atomics.
+    #[test]
+    fn constrained_streams_cover_their_classes() {
+        for gen in SmemGen::ALL {
+            let t = hsaco_oracle::targets::TARGETS
+                .iter()
+                .find(|t| SmemGen::for_target(t) == Some(gen))
+                .expect("a processor of the family");
+            let h = Harness::for_target(t);
+            let mut seen = std::collections::BTreeSet::new();
+            for seed in 0..64 {
+                let bytes = crate::seed::bytes(seed, "test", 0, 4096);
+                let c = arbitrary_constrained_stream(&mut Unstructured::new(&bytes), gen, &h)
+                    .expect("a stream");
+                seen.extend(c.stream.instructions().map(|i| format!("{:?}", i.op.class)));
+            }
+            let want: Vec<&str> = [
+                "Load",
+                "BufferLoad",
+                "Store",
+                "BufferStore",
+                "Atomic",
+                "BufferAtomic",
+            ]
+            .into_iter()
+            .filter(|c| gen.table().iter().any(|o| format!("{:?}", o.class) == *c))
+            .collect();
+            for c in want {
+                assert!(seen.contains(c), "{gen:?}: no {c} in 64 streams: {seen:?}");
+            }
+        }
+    }
 }

@@ -123,7 +123,7 @@ impl Layout {
         if self.lanes != 32 && self.lanes != 64 {
             return Err(DumpError::Lanes(self.lanes));
         }
-        let granular = |b: u32| b % REGION_GRANULE == 0;
+        let granular = |b: u32| b.is_multiple_of(REGION_GRANULE);
         if !granular(self.cached_bytes) || !granular(self.atomic_bytes) {
             return Err(DumpError::Record {
                 slot: 0,
