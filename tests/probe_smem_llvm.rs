@@ -11,18 +11,21 @@
 //!   probe, a dump built from the prediction compares equal, and changing
 //!   any one dword of it is reported as exactly that one difference.
 //!
-//! The sample is [`PER_TARGET`] probes (indices 0.. of seed 0 in each
-//! processor's `probe-smem.TARGET` domain); `HSACO_SMEM_PROBES=N` checks
-//! N per processor instead.
+//! The sample is [`PER_TARGET`] probes per processor with the default
+//! harness (indices 0.. of seed 0 in each processor's `probe-smem.TARGET`
+//! domain) and [`LARGE`] with the largest (seed 1: every SGPR, two capture
+//! rows, 16 to 64 instructions); `HSACO_SMEM_PROBES=N` checks N default
+//! ones per processor instead.
 
 mod support;
 
 use hsaco_gen::emit;
 use hsaco_gen::probe::smem::{self, SmemProbe};
 use hsaco_gen::probe::PATCH_PLACEHOLDER;
+use hsaco_gen::smem::Harness;
 use hsaco_oracle::check::check_object;
 use hsaco_oracle::probe::smem::{Field, SmemDump};
-use hsaco_oracle::targets::{self, Target};
+use hsaco_oracle::targets::{self, Generation, Target};
 use hsaco_oracle::Severity;
 use std::path::{Path, PathBuf};
 use support::objdump;
@@ -52,14 +55,34 @@ fn target(name: &str) -> &'static Target {
     targets::by_name(name).expect("a known processor")
 }
 
-/// The sampled probes of every processor.
+/// Probes per processor with the largest harness.
+const LARGE: u64 = 2;
+
+/// The largest harness on `t`: every SGPR below the probe's own (two
+/// capture rows), larger regions, longer streams.
+fn large(t: &Target) -> Harness {
+    let rdna = t.generation >= Generation::Gfx10;
+    Harness {
+        sgprs: if rdna { 100 } else { 96 },
+        cached_bytes: 1024,
+        atomic_bytes: 512,
+        min_len: 16,
+        max_len: 64,
+        ..Harness::for_target(t)
+    }
+}
+
+/// The sampled probes of every processor: [`per_target`] with the
+/// default harness (seed 0), [`LARGE`] with [`large`] (seed 1).
 fn probes() -> Vec<SmemProbe> {
     let n = per_target();
     TARGETS
         .iter()
         .flat_map(|name| {
             let t = target(name);
-            (0..n).map(move |i| smem::seeded_smem_probe(t, 0, i).expect("an SMEM processor"))
+            let default = (0..n).map(move |i| smem::seeded_smem_probe(t, 0, i));
+            let big = (0..LARGE).map(move |i| smem::seeded_smem_probe_with(t, &large(t), 1, i));
+            default.chain(big).map(|p| p.expect("an SMEM processor"))
         })
         .collect()
 }
@@ -182,7 +205,10 @@ fn smem_probes_rebuild_to_the_same_bytes_and_are_clean() {
     };
     let dir = tempfile::tempdir().expect("a temporary directory");
     let probes = probes();
-    assert_eq!(probes.len() as u64, TARGETS.len() as u64 * per_target());
+    assert_eq!(
+        probes.len() as u64,
+        TARGETS.len() as u64 * (per_target() + LARGE)
+    );
     let bad: Vec<String> = probes
         .iter()
         .flat_map(|p| problems(&tcs, p, dir.path()))

@@ -268,8 +268,19 @@ pub fn seed_domain(t: &Target) -> String {
 /// case's bytes in [`seed_domain`] with [`Harness::for_target`]; `None`
 /// where `t` has no SMEM family.
 pub fn seeded_smem_probe(t: &'static Target, seed: u64, index: u64) -> Option<SmemProbe> {
+    seeded_smem_probe_with(t, &Harness::for_target(t), seed, index)
+}
+
+/// As [`seeded_smem_probe`] with the harness `h` (`None` also when `h`
+/// leaves no room: see [`smem::arbitrary_constrained_stream`]).
+pub fn seeded_smem_probe_with(
+    t: &'static Target,
+    h: &Harness,
+    seed: u64,
+    index: u64,
+) -> Option<SmemProbe> {
     let gen = SmemGen::for_target(t)?;
-    let h = Harness::for_target(t);
+    let h = *h;
     let mut buf = Vec::new();
     let c = crate::seed::with_bytes(seed, &seed_domain(t), index, &mut buf, |u| {
         smem::arbitrary_constrained_stream(u, gen, &h)
@@ -360,4 +371,119 @@ pub fn smem_probe(t: &'static Target, c: Constrained, name: &str) -> Option<Smem
         plan,
         steps,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::arbitrary::Unstructured;
+    use hsaco_oracle::targets;
+
+    fn target(name: &str) -> &'static Target {
+        targets::by_name(name).expect("a known processor")
+    }
+
+    fn unhex(s: &str) -> Vec<u8> {
+        (0..s.len() / 2)
+            .map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).expect("hex"))
+            .collect()
+    }
+
+    /// The plan says what the probe does: placeholders at the patch sites,
+    /// the stream's words in the code, the registers and data it starts
+    /// from, a buffer that holds the layout, and SGPRs for the probe's own.
+    #[test]
+    fn plan_matches_the_probe() {
+        for name in [
+            "gfx803", "gfx900", "gfx90a", "gfx1010", "gfx1030", "gfx1100", "gfx1200",
+        ] {
+            let t = target(name);
+            for i in 0..3 {
+                let p = seeded_smem_probe(t, 7, i).expect("an SMEM processor");
+                let plan = &p.plan;
+                assert_eq!(plan.case, smem_probe_name(t, 7, i));
+                for (k, &at) in plan.patch_offsets.iter().enumerate() {
+                    let at = at as usize;
+                    assert_eq!(p.elf[at..at + 4], PATCH_PLACEHOLDER[k].to_le_bytes());
+                }
+                let code = &p.object.kernels[0].code;
+                let words = &p.constrained.stream.words;
+                assert!(code.windows(words.len()).any(|w| w == &words[..]), "{name}");
+                assert_eq!(plan.init, p.constrained.init);
+                assert_eq!(
+                    unhex(&plan.data_hex),
+                    contract::initial_data(plan.layout.data_bytes())
+                );
+                assert_eq!(plan.output_bytes, plan.layout.output_bytes());
+                assert_eq!(
+                    plan.layout.captured_sgprs,
+                    u16::from(p.constrained.harness.sgprs)
+                );
+                let d = &p.object.kernels[0].descriptor;
+                assert!(d.next_free_sgpr >= plan.layout.captured_sgprs + u16::from(OWN_SGPRS));
+                // Every register the stream names is set by the prologue.
+                let set = plan.init.iter().fold(0u128, |m, i| m | 1 << i.reg);
+                assert_eq!(p.constrained.stream.registers & !set, 0, "{name}");
+                // A store is followed by the write-back.
+                let wb = p
+                    .steps
+                    .iter()
+                    .any(|s| matches!(s, Step::Smem(i) if i.op.mnemonic == "s_dcache_wb"));
+                assert_eq!(wb, p.constrained.stores, "{name}");
+            }
+        }
+    }
+
+    /// A high address half without its low half, a stream of another
+    /// family and processors without SMEM give no probe.
+    #[test]
+    fn malformed_inputs_give_no_probe() {
+        let t = target("gfx900");
+        let p = seeded_smem_probe(t, 0, 0).expect("a probe");
+        let mut c = p.constrained.clone();
+        let hi = c
+            .init
+            .iter()
+            .position(|i| matches!(i.value, Value::DataHi(_)))
+            .expect("a base");
+        c.init.remove(hi - 1);
+        assert!(smem_probe(t, c, "bad").is_none());
+        assert!(smem_probe(target("gfx1100"), p.constrained.clone(), "bad").is_none());
+        assert!(seeded_smem_probe(target("gfx700"), 0, 0).is_none());
+    }
+
+    /// Harnesses that leave no room for the probe's own SGPRs or for
+    /// accesses are refused.
+    #[test]
+    fn harness_limits() {
+        let bytes = crate::seed::bytes(0, "test", 0, 1024);
+        for (name, sgprs, ok) in [
+            ("gfx900", 96, true),
+            ("gfx900", 100, false),
+            ("gfx1100", 100, true),
+            ("gfx1100", 104, false),
+            ("gfx1100", 28, false),
+            ("gfx1100", 34, false),
+        ] {
+            let t = target(name);
+            let h = Harness {
+                sgprs,
+                ..Harness::for_target(t)
+            };
+            let gen = SmemGen::for_target(t).expect("SMEM");
+            let r = smem::arbitrary_constrained_stream(&mut Unstructured::new(&bytes), gen, &h);
+            assert_eq!(r.is_ok(), ok, "{name} {sgprs}");
+        }
+        let t = target("gfx90a");
+        let gen = SmemGen::for_target(t).expect("SMEM");
+        for (cached, atomic) in [(128, 256), (512, 100), (300, 256)] {
+            let h = Harness {
+                cached_bytes: cached,
+                atomic_bytes: atomic,
+                ..Harness::for_target(t)
+            };
+            let r = smem::arbitrary_constrained_stream(&mut Unstructured::new(&bytes), gen, &h);
+            assert!(r.is_err(), "{cached} {atomic}");
+        }
+    }
 }
