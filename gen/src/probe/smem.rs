@@ -430,6 +430,10 @@ mod tests {
                     .iter()
                     .any(|s| matches!(s, Step::Smem(i) if i.op.mnemonic == "s_dcache_wb"));
                 assert_eq!(wb, p.constrained.stores, "{name}");
+                // The plan is what the harness reads: it survives JSON.
+                let json = serde_json::to_string(plan).expect("serializable");
+                let back: SmemPlan = serde_json::from_str(&json).expect("deserializable");
+                assert_eq!(&back, plan);
             }
         }
     }

@@ -401,11 +401,12 @@ impl Prediction {
 }
 
 /// Predicts an SMEM probe's dump: a fresh [`Machine`] of `gen` (XNACK
-/// soft clauses checked when `xnack`) gets the registers of `init` and
-/// the data region [`initial_data`], with the buffer at `output` (the
-/// address the harness patched in), then runs `steps` (what the probe
-/// executes between its prologue and the capture, its final waits
-/// included); the probe then reads the captured registers.
+/// soft clauses checked when `xnack`) gets the data region
+/// [`initial_data`] and runs the prologue's writes of `init` (in order),
+/// with the buffer at `output` (the address the harness patched in), then
+/// `steps` (what the probe executes between its prologue and the capture,
+/// its final waits included); the probe then reads the captured
+/// registers.
 ///
 /// A problem is reported for a stream violation, a read of memory outside
 /// the data region (never written, so unknown), a write outside it, a
@@ -423,8 +424,14 @@ pub fn predict(
     let data = output.wrapping_add(layout.data_offset());
     let mut m = Machine::new(gen);
     m.xnack = xnack;
+    // The prologue's SALU writes, as steps: the executor then checks the
+    // hazards between them and the stream (a resource's third dword
+    // written just before an `s_buffer_*`).
     for i in init {
-        m.set_sgpr(i.reg, i.value.resolve(data));
+        m.step(&Step::WriteSgpr {
+            reg: i.reg,
+            value: i.value.resolve(data),
+        });
     }
     let bytes = initial_data(layout.data_bytes());
     m.memory.write(data, &bytes);
@@ -607,6 +614,53 @@ mod tests {
         let mut bad = got;
         bad.sgprs[9] ^= 1;
         assert_eq!(p.compare(&bad).len(), 1);
+    }
+
+    /// Registers the prediction does not know are not compared; the
+    /// prologue's last write of a resource's third dword right before an
+    /// `s_buffer_*` is a problem (the GFX9 hazard).
+    #[test]
+    fn unknown_registers_and_prologue_hazards() {
+        let gen = SmemGen::Gfx9;
+        let l = layout(64, 16);
+        let memtime = gen.op_by_name("s_memtime").expect("in the table");
+        let steps = [
+            Step::Smem(Instruction::new(gen, memtime, 2, 0, Offset::None)),
+            Step::WaitLgkm(0),
+        ];
+        let p = predict(gen, false, &l, &[], &steps, 0x1000_0000);
+        assert_eq!(p.unknown_sgprs, 0b1100);
+        assert!(!p.is_full());
+        let mut got = p.dump.clone();
+        got.sgprs[2] ^= 0xffff;
+        got.sgprs[3] ^= 1;
+        assert!(p.compare(&got).is_empty());
+        got.sgprs[4] ^= 1;
+        assert_eq!(p.compare(&got).len(), 1);
+
+        let load = gen.op_by_name("s_buffer_load_dword").expect("in the table");
+        // Dword 2 (NUM_RECORDS) written last.
+        let init: Vec<Init> = [
+            (0, Value::DataLo(0)),
+            (1, Value::DataHi(0)),
+            (3, Value::Const(0x27000)),
+            (2, Value::Const(64)),
+        ]
+        .into_iter()
+        .map(|(reg, value)| Init { reg, value })
+        .collect();
+        let run = |steps: &[Step]| predict(gen, false, &l, &init, steps, 0x1000_0000);
+        let i = Step::Smem(Instruction::new(gen, load, 8, 0, Offset::Imm(4)));
+        let hazard = run(&[i, Step::WaitLgkm(0)]);
+        assert!(
+            hazard
+                .problems
+                .iter()
+                .any(|p| p.contains("smem.buffer.resource_hazard")),
+            "{:?}",
+            hazard.problems
+        );
+        assert!(run(&[Step::Other, i, Step::WaitLgkm(0)]).is_full());
     }
 
     #[test]
