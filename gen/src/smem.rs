@@ -1446,15 +1446,20 @@ struct Window {
 }
 
 /// The fourth dword of the buffer resources a constrained stream uses:
-/// a raw 32-bit buffer as Mesa's `radv`/`radeonsi` write it (format
-/// 32_FLOAT; GFX10 and later raw out-of-bounds checking, GFX10
-/// RESOURCE_LEVEL 1). Scalar buffer loads read no format; the value only
-/// keeps the resource well formed.
+/// a raw 32-bit buffer as Mesa's radeonsi and radv write it (DST_SEL
+/// X, Y, Z, W; format 32 float; from GFX10 raw out-of-bounds checking,
+/// and on GFX10 RESOURCE_LEVEL 1). Scalar buffer loads read no format;
+/// the value only keeps the resource one a driver would write.
 pub fn constrained_srd_dword3(gen: SmemGen) -> u32 {
+    // DST_SEL_X/Y/Z/W = SQ_SEL_X/Y/Z/W (4, 5, 6, 7) at bits 11:0.
+    let dst_sel = 4 | 5 << 3 | 6 << 6 | 7 << 9;
     match gen {
-        SmemGen::Gfx8 | SmemGen::Gfx9 => 0x0002_7000,
-        SmemGen::Gfx10_1 | SmemGen::Gfx10_3 => 0x3101_6000,
-        SmemGen::Gfx11 | SmemGen::Gfx12 => 0x3001_6000,
+        // NUM_FORMAT float (7) at 14:12, DATA_FORMAT 32 (4) at 18:15.
+        SmemGen::Gfx8 | SmemGen::Gfx9 => dst_sel | 7 << 12 | 4 << 15,
+        // FORMAT 32_FLOAT (22) at 18:12, RESOURCE_LEVEL at 24,
+        // OOB_SELECT raw (3) at 29:28.
+        SmemGen::Gfx10_1 | SmemGen::Gfx10_3 => dst_sel | 22 << 12 | 1 << 24 | 3 << 28,
+        SmemGen::Gfx11 | SmemGen::Gfx12 => dst_sel | 22 << 12 | 3 << 28,
     }
 }
 
@@ -1915,6 +1920,13 @@ mod constrained_tests {
         ) {
             check(SmemGen::ALL[g], &bytes)?;
         }
+    }
+
+    #[test]
+    fn srd_dword3_is_mesas() {
+        assert_eq!(constrained_srd_dword3(SmemGen::Gfx9), 0x0002_7fac);
+        assert_eq!(constrained_srd_dword3(SmemGen::Gfx10_3), 0x3101_6fac);
+        assert_eq!(constrained_srd_dword3(SmemGen::Gfx12), 0x3001_6fac);
     }
 
     /// Constrained streams of every family use every class they may: a
