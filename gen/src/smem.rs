@@ -1374,8 +1374,8 @@ pub struct Harness {
     /// Bytes at the data region's start that loads and stores use (a
     /// multiple of 64, at least 256).
     pub cached_bytes: u32,
-    /// Bytes after them that atomics use (a multiple of 64, at least 64
-    /// where the family has atomics).
+    /// Bytes after them that atomics use (a multiple of 64; 0 for no
+    /// atomics). Both regions together are at most [`MAX_REGION_BYTES`].
     pub atomic_bytes: u32,
     /// SMEM instructions, at least.
     pub min_len: usize,
@@ -1403,6 +1403,11 @@ impl Harness {
         }
     }
 }
+
+/// The largest data region a [`Harness`] may ask for: 1 MiB, so that no
+/// offset sum overflows (immediates are also kept within each family's
+/// range).
+pub const MAX_REGION_BYTES: u64 = 1 << 20;
 
 /// A constrained stream with the initial registers it assumes.
 ///
@@ -1512,6 +1517,7 @@ pub fn arbitrary_constrained_stream(
         || h.cached_bytes < 256
         || !lines(h.cached_bytes)
         || !lines(h.atomic_bytes)
+        || u64::from(h.cached_bytes) + u64::from(h.atomic_bytes) > MAX_REGION_BYTES
     {
         return Err(arbitrary::Error::IncorrectFormat);
     }

@@ -155,7 +155,7 @@ fn probe_code(t: &Target, c: &Constrained, layout: &Layout) -> Option<Code> {
     for i in &c.init {
         match i.value {
             Value::DataLo(off) => {
-                code.push(Inst::Add(i.reg, p, src(data + off)), e, t);
+                code.push(Inst::Add(i.reg, p, src(data.checked_add(off)?)), e, t);
                 low = Some((i.reg, off));
             }
             // The carry of the low half, set just before.
