@@ -1419,7 +1419,7 @@ pub const MAX_REGION_BYTES: u64 = 1 << 20;
 /// `s_get_waveid_in_workgroup` only: no time counters, cache operations,
 /// probes, prefetches or scratch accesses, and no special registers but
 /// `m0` (read as an offset, set by the prologue). Loads and stores carry no
-/// cache-policy modifiers (GLC loads would bypass a cache holding stores
+/// cache-policy modifiers (a GLC load may read past a cache that holds stores
 /// not yet written back); atomics take GLC or not. Immediate offsets are
 /// never negative; a 64-bit atomic's address is a multiple of 8.
 #[derive(Debug, Clone, PartialEq, Eq)]
