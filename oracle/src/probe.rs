@@ -21,6 +21,8 @@
 
 use serde::{Deserialize, Serialize};
 
+pub mod smem;
+
 /// Bytes before the first record: the slot counter and room to grow.
 pub const HEADER_BYTES: u64 = 64;
 /// Byte offset of the `u32` counter the waves increment to take a slot.

@@ -231,6 +231,11 @@ pub enum Inst {
         /// Byte offset, below 2048.
         offset: u16,
     },
+    /// `s_mov_b32 m0, SRC` (`m0` is slot 124 before GFX11, 125 from
+    /// GFX11).
+    MovToM0(Src),
+    /// `s_mov_b32 sD, m0`.
+    MovFromM0(u8),
 }
 
 /// SOP1 opcodes of `s_mov_b32` and `s_mov_b64`.
@@ -394,6 +399,13 @@ impl Inst {
                 saddr,
                 offset,
             } => global(e, false, 0, vaddr, vdata, saddr, offset),
+            Inst::MovToM0(s) => {
+                let w = 0xbe80_0000 | m0(e) << 16 | sop1_mov(e, false) << 8 | s.code(e);
+                with_literal(w, s)
+            }
+            Inst::MovFromM0(d) => {
+                vec![0xbe80_0000 | u32::from(d) << 16 | sop1_mov(e, false) << 8 | m0(e)]
+            }
         }
     }
 
@@ -505,7 +517,19 @@ impl Inst {
                     offset_text(offset)
                 )
             }
+            Inst::MovToM0(s) => format!("s_mov_b32 m0, {}", s.text()),
+            Inst::MovFromM0(d) => format!("s_mov_b32 s{d}, m0"),
         }
+    }
+}
+
+/// `m0`'s operand number on `e`: 124 before GFX11, 125 from GFX11 (where
+/// 124 is `null`).
+fn m0(e: Enc) -> u32 {
+    if e >= Enc::Gfx11 {
+        125
+    } else {
+        124
     }
 }
 

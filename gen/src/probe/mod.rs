@@ -25,6 +25,7 @@
 //! are stored untouched.
 
 pub mod isa;
+pub mod smem;
 
 use crate::metadata;
 use crate::object::CodeObject;
