@@ -272,6 +272,11 @@ pub fn scope(id: &str) -> Result<Scope, &'static str> {
     {
         return Ok(|f| f.cov == 2);
     }
+    if id.starts_with("dispatch.") {
+        return Err(
+            "dispatch rules judge a kernel dispatch packet, which no generated code object holds",
+        );
+    }
     let s: Scope = match id {
         // The header, program and section headers are read for every file.
         "elf.header.truncated"

@@ -3,6 +3,7 @@
 use crate::input;
 use hsaco_oracle::check::{check_object, KernelReport, ObjectReport, V2NoteSummary};
 use hsaco_oracle::container;
+use hsaco_oracle::dispatch::PacketView;
 use hsaco_oracle::metadata::{Kernel, Metadata};
 use hsaco_oracle::metadata_v2::{KernelV2, MetadataV2};
 use hsaco_oracle::notes;
@@ -282,6 +283,38 @@ fn kernel(out: &mut String, r: &ObjectReport, k: &KernelReport) {
     }
     if let Some(s) = &k.initial_state {
         initial_state(out, s);
+    }
+    if let Some(p) = &k.dispatch_packet {
+        dispatch_packet(out, p);
+    }
+}
+
+/// The packet HIP would build for the kernel, member by member as the
+/// layout table names them.
+fn dispatch_packet(out: &mut String, p: &PacketView) {
+    let dims = |v: [u64; 3]| format!("{} x {} x {}", v[0], v[1], v[2]);
+    let _ = writeln!(
+        out,
+        "  dispatch packet (as HIP builds it; {}: grid {}, work-group {}):",
+        p.shape_reason,
+        dims(p.shape.grid.map(u64::from)),
+        dims(p.shape.workgroup.map(u64::from))
+    );
+    let w = p.fields.iter().map(|f| f.name.len()).max().unwrap_or(0);
+    for f in &p.fields {
+        // The header reads best in hex (type in the low byte, flags above).
+        let v = match f.value {
+            None => "(runtime)".to_owned(),
+            Some(v) if f.name == "header" => format!("{v:#06x}"),
+            Some(v) => v.to_string(),
+        };
+        let _ = writeln!(out, "    {:<w$}  {v:>10}  {}", f.name, f.meaning);
+    }
+    if !p.violations.is_empty() {
+        let _ = writeln!(out, "    the kernel cannot be dispatched so:");
+        for v in &p.violations {
+            let _ = writeln!(out, "      {v}");
+        }
     }
 }
 

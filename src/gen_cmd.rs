@@ -176,7 +176,9 @@ pub struct GenArgs {
     /// name, e.g. descriptors.gfx90a.1.14.hsaco, a reduced one such as
     /// descriptors.gfx90a.1.14.d0_c1.hsaco, or a mutant such as
     /// mutants.gfx900.1.3@kd.reserved-bits.hsaco. The case is made again
-    /// from the name alone (seed domain, seed, index; see "Seeds").
+    /// from the name alone (seed domain, seed, index; see "Seeds"). A
+    /// `replay` probe is named by its SGPR suite entry:
+    /// probe.sgpr.gfx90a.17.hsaco.
     #[arg(
         long = "case",
         value_name = "NAME",
@@ -967,6 +969,32 @@ fn run_named(args: &GenArgs, dir: &Path) -> Result<(), String> {
         } else {
             format!("{name}.hsaco")
         };
+        // Probe kernels (`replay --plan`) are named by suite position.
+        if file.starts_with("probe.") {
+            let p = hsaco_gen::probe::sgpr_probe_by_name(&file).ok_or_else(|| {
+                format!(
+                    "--case {name}: names no probe (probe.sgpr.CPU.INDEX: CPU a processor \
+                     the oracle models, INDEX below its family's SGPR suite size)"
+                )
+            })?;
+            let id = file.trim_end_matches(".hsaco").to_owned();
+            let case = hsaco_gen::Case::from_object(
+                id,
+                hsaco_gen::CaseKind::SgprSuite,
+                Expect::Valid,
+                p.object,
+            );
+            let b = Built {
+                case,
+                kind: Kind::Valid,
+                suite_entry: None,
+                mutation: None,
+                smem_instructions: None,
+                suite: None,
+            };
+            built.push((b, 0, 0));
+            continue;
+        }
         let (_, seed, index) = cases::coordinates(&file).ok_or_else(|| {
             format!(
                 "--case {name}: not the name of a conform case \

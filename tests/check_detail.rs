@@ -27,6 +27,17 @@ fn same_in_both_modes(what: &str, data: &[u8]) -> usize {
         assert_eq!(f.descriptor_offset, l.descriptor_offset, "{what}");
         assert_eq!(f.descriptor, l.descriptor, "{what}");
         assert!(l.fields.is_empty() && l.initial_state.is_none() && l.metadata.is_none());
+        assert!(l.dispatch_packet.is_none());
+        // The packet HIP builds for a real kernel at explain's shape keeps
+        // every dispatch rule.
+        if let Some(p) = &f.dispatch_packet {
+            assert!(
+                p.violations.is_empty(),
+                "{what} {}: {:?}",
+                f.name,
+                p.violations
+            );
+        }
     }
     assert!(lean.metadata.is_none());
     full.kernels.len()

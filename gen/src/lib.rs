@@ -30,6 +30,7 @@ pub mod kd;
 pub mod metadata;
 pub mod mutate;
 pub mod object;
+pub mod probe;
 pub mod seed;
 pub mod sgpr;
 pub mod smem;
@@ -245,6 +246,7 @@ pub fn suite_object(entry: &sgpr::SuiteEntry) -> CodeObject {
             descriptor: d,
             metadata: meta,
             code: vec![object::s_endpgm(t)],
+            text: Vec::new(),
         }],
         printf: Vec::new(),
         note_starts: Vec::new(),

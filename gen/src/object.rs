@@ -22,8 +22,14 @@ pub struct Kernel {
     pub metadata: KernelMeta,
     /// The instruction stream, one 32-bit word per element: an SMEM
     /// stream ([`crate::smem`]), `s_waitcnt lgkmcnt(0)` and `s_endpgm`, or
-    /// a lone `s_endpgm`.
+    /// a lone `s_endpgm`; for a probe kernel ([`crate::probe`]), its
+    /// instructions.
     pub code: Vec<u32>,
+    /// The assembler lines of `code` when they are not an SMEM stream (a
+    /// probe kernel's instructions and directives), else empty. Each
+    /// line assembles to exactly its part of `code`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub text: Vec<String>,
 }
 
 /// A code object before it is written out.
@@ -235,6 +241,7 @@ pub fn build_kernel(
         descriptor: d,
         metadata: meta,
         code,
+        text: Vec::new(),
     })
 }
 

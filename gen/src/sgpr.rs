@@ -173,6 +173,63 @@ impl Enables {
         p as u16
     }
 
+    /// The enable sets one step smaller than this one, for reducing a
+    /// hardware difference to the fewest enables that still show it: each
+    /// user SGPR enable cleared, the preload one dword shorter, the
+    /// private segment off, each work-group ID cleared, work-group info
+    /// off, one work-item ID dimension fewer, and wave64 for wave32. Each
+    /// is a [`suite`] entry when this one is.
+    pub fn smaller(&self) -> Vec<Enables> {
+        let mut out = Vec::new();
+        for bit in 0..7 {
+            if self.user_bit(bit) {
+                out.push(Enables {
+                    user: self.user & !(1 << bit),
+                    ..*self
+                });
+            }
+        }
+        if self.preload_length > 0 {
+            out.push(Enables {
+                preload_length: self.preload_length - 1,
+                ..*self
+            });
+        }
+        if self.private_segment {
+            out.push(Enables {
+                private_segment: false,
+                ..*self
+            });
+        }
+        for bit in 0..3 {
+            if self.workgroup_ids >> bit & 1 != 0 {
+                out.push(Enables {
+                    workgroup_ids: self.workgroup_ids & !(1 << bit),
+                    ..*self
+                });
+            }
+        }
+        if self.workgroup_info {
+            out.push(Enables {
+                workgroup_info: false,
+                ..*self
+            });
+        }
+        if self.workitem_id > 0 {
+            out.push(Enables {
+                workitem_id: self.workitem_id - 1,
+                ..*self
+            });
+        }
+        if self.wave32 {
+            out.push(Enables {
+                wave32: false,
+                ..*self
+            });
+        }
+        out
+    }
+
     /// The initial register state, computed from the documents
     /// (amdgpu-usage.rst "Initial Kernel Execution State"): user SGPRs
     /// dense from s0 in enable order, then the preloaded arguments, then
@@ -420,6 +477,11 @@ pub fn suite(family: Family) -> impl Iterator<Item = SuiteEntry> {
         })
 }
 
+/// The position of `enables` in [`suite`]`(family)`, if it is an entry.
+pub fn suite_index(family: Family, enables: &Enables) -> Option<usize> {
+    suite(family).position(|e| e.enables == *enables)
+}
+
 /// The number of entries [`suite`] yields for `family`, by formula: the
 /// user SGPR subsets (each with its preload lengths) times 2 (private
 /// segment) times 8 (work-group IDs) times 2 (info) times 3 (work-item IDs)
@@ -452,6 +514,20 @@ mod tests {
 
     fn t(n: &str) -> &'static Target {
         by_name(n).unwrap_or_else(|| panic!("{n}"))
+    }
+
+    #[test]
+    fn smaller_enables_are_suite_entries_one_step_down() {
+        for family in [Family::Gfx90a, Family::Gfx11InitBug] {
+            let last = suite(family).last().unwrap();
+            let smaller = last.enables.smaller();
+            assert!(!smaller.is_empty());
+            for e in smaller {
+                assert!(suite_index(family, &e).is_some(), "{family:?} {e:?}");
+                assert_ne!(e, last.enables);
+            }
+        }
+        assert!(Enables::default().smaller().is_empty());
     }
 
     #[test]

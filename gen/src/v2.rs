@@ -247,6 +247,7 @@ pub(crate) fn finish_kernel(
         descriptor: d,
         metadata: meta,
         code,
+        text: Vec::new(),
     })
 }
 

@@ -15,7 +15,7 @@ use crate::kernel_code::{self, offsets, KernelCode, KERNEL_CODE_SIZE};
 use crate::metadata_v2::{self, CodePropsV2, KernelV2, MetadataV2};
 use crate::rules::{Omitted, Sink, Violation};
 use crate::targets::{CodeObjectVersion, FeatureSetting, TargetId};
-use crate::{kd, metadata, notes, sgpr, symbols};
+use crate::{dispatch, kd, metadata, notes, sgpr, symbols};
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
 
@@ -157,6 +157,10 @@ pub struct KernelReport {
     /// V3+: the index in [`ObjectReport::metadata_notes`] of the note that
     /// describes the kernel, if one does.
     pub metadata_note: Option<u32>,
+    /// V3+: the kernel dispatch packet HIP would build for the kernel at
+    /// its default shape ([`dispatch::view`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dispatch_packet: Option<dispatch::PacketView>,
 }
 
 impl ObjectReport {
@@ -172,13 +176,15 @@ impl ObjectReport {
 /// evaluated either way, so the violations are the same.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Detail {
-    /// Everything: descriptor fields, initial register state and metadata
-    /// per kernel (for JSON output and `explain`).
+    /// Everything: descriptor fields, initial register state, metadata and
+    /// (V3+) the dispatch packet per kernel (for JSON output and
+    /// `explain`).
     Full,
     /// Only what text reports need: violations, and each kernel's name,
     /// descriptor offset and raw descriptor (or `amd_kernel_code_t`);
-    /// `fields` stays empty and `initial_state`, `metadata`, `metadata_v2`
-    /// and the object's `metadata_v2` and `v2_notes` stay `None`.
+    /// `fields` stays empty and `initial_state`, `metadata`, `metadata_v2`,
+    /// `dispatch_packet` and the object's `metadata_v2` and `v2_notes` stay
+    /// `None`.
     Violations,
 }
 
@@ -321,6 +327,7 @@ fn check_parsed(elf: &Elf, detail: Detail, sink: &mut Sink, report: &mut ObjectR
                 .and_then(|i| Some(Box::new(md_model.as_ref()?.kernels.get(i)?.clone()))),
             metadata_v2: None,
             metadata_note,
+            dispatch_packet: None,
         };
         let bytes = k
             .kd_offset
@@ -339,6 +346,12 @@ fn check_parsed(elf: &Elf, detail: Detail, sink: &mut Sink, report: &mut ObjectR
                 if full {
                     kr.fields = desc.fields(t);
                     kr.initial_state = Some(sgpr::initial_state(&desc, t));
+                    let md = kr.metadata.as_deref().map(dispatch::KernelMetadata::from);
+                    kr.dispatch_packet = Some(dispatch::view(&dispatch::Kernel {
+                        descriptor: &desc,
+                        target: t,
+                        metadata: md.as_ref(),
+                    }));
                 }
                 sink.set_kernel(None);
             }
@@ -524,6 +537,7 @@ fn check_v2(
                     None
                 },
                 metadata_note: None,
+                dispatch_packet: None,
             };
             let code = k
                 .code_offset

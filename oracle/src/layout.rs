@@ -21,6 +21,10 @@ pub mod v2;
 
 /// Size of a kernel descriptor in bytes.
 pub const KD_SIZE: usize = 64;
+/// Alignment of a kernel descriptor: in the file, in memory, and so of a
+/// dispatch packet's `kernel_object` (amdgpu-usage.rst "Kernel
+/// Descriptor": 64-byte aligned).
+pub const KD_ALIGN: u64 = 64;
 
 /// Byte offsets of the descriptor's fields, for reporting file offsets.
 pub mod offsets {

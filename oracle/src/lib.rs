@@ -19,6 +19,7 @@ pub mod rules;
 pub mod ccob;
 pub mod check;
 pub mod container;
+pub mod dispatch;
 pub mod elf;
 mod fasthash;
 pub mod kd;
@@ -34,6 +35,7 @@ pub mod smem;
 pub mod symbols;
 pub mod targets;
 pub mod uri;
+pub mod wave;
 pub mod yaml;
 
 pub use rules::{Rule, Severity, Sink, Violation};

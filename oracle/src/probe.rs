@@ -21,6 +21,8 @@
 
 use serde::{Deserialize, Serialize};
 
+pub mod smem;
+
 /// Bytes before the first record: the slot counter and room to grow.
 pub const HEADER_BYTES: u64 = 64;
 /// Byte offset of the `u32` counter the waves increment to take a slot.
@@ -28,12 +30,14 @@ pub const COUNTER_OFFSET: u64 = 0;
 /// Written by every wave in [`Special::Magic`]: a record without it was
 /// not written by the probe.
 pub const MAGIC: u32 = 0x4250_5348; // "HSPB" little-endian
-/// [`Special::Entry`] when the wave started at the kernel's first byte.
+/// [`Special::Entry`] when the wave started at the kernel's first byte
+/// (the entry marks are inline constants, so every encoding can write
+/// them without a literal).
 pub const ENTRY_FIRST: u32 = 0x0000_0001;
 /// [`Special::Entry`] when the wave started 256 bytes in, where firmware
 /// that preloads kernel arguments enters (AMDGPUUsage "Preloaded Kernel
 /// Arguments": the first 256 bytes are for firmware that does not).
-pub const ENTRY_PRELOAD: u32 = 0x0000_0100;
+pub const ENTRY_PRELOAD: u32 = 0x0000_0002;
 /// Byte offset of the preload entry from the kernel's first byte.
 pub const PRELOAD_ENTRY_OFFSET: u64 = 256;
 
@@ -159,6 +163,13 @@ pub struct Plan {
     /// the output buffer's address (two 32-bit literals the harness
     /// overwrites before loading).
     pub patch_offsets: [u64; 2],
+}
+
+impl Plan {
+    /// Records the output buffer has room for.
+    pub fn records(&self) -> u64 {
+        self.output_bytes.saturating_sub(HEADER_BYTES) / record_bytes(self.lanes).max(1)
+    }
 }
 
 /// What the harness chose for one dispatch: the values the pointer SGPRs

@@ -4,8 +4,9 @@
 //! [`declare_rules!`](crate::declare_rules), which makes one `pub static` per
 //! rule and a `RULES` slice; [`catalogue`] chains those slices. The id's
 //! first segment names the concept (`elf`, `note`, `metadata`, `symbol`,
-//! `kd`, `code`, `sgpr`, `smem`, `reloc`), so the catalogue doubles as the
-//! coverage unit for generators and the conformance suite.
+//! `kd`, `code`, `sgpr`, `smem`, `reloc`, and `dispatch` for the kernel
+//! dispatch packet), so the catalogue doubles as the coverage unit for
+//! generators and the conformance suite.
 
 use serde::Serialize;
 use std::fmt;
@@ -89,6 +90,7 @@ pub fn catalogue() -> impl Iterator<Item = &'static Rule> {
         crate::sgpr::v2::RULES,
         crate::smem::RULES,
         crate::smem::exec::RULES,
+        crate::dispatch::RULES,
     ]
     .into_iter()
     .flat_map(|s| s.iter().copied())
@@ -465,8 +467,11 @@ mod tests {
             assert!(seen.insert(r.id), "duplicate rule id {}", r.id);
             let first = r.id.split('.').next().unwrap();
             assert!(
-                ["elf", "note", "metadata", "symbol", "kd", "code", "sgpr", "smem", "reloc"]
-                    .contains(&first),
+                [
+                    "elf", "note", "metadata", "symbol", "kd", "code", "sgpr", "smem", "reloc",
+                    "dispatch"
+                ]
+                .contains(&first),
                 "rule {} has unknown first segment",
                 r.id
             );

@@ -526,12 +526,13 @@ fn kernels_of<'a>(
                     );
                     kd_offset = None;
                 }
-                let aligned = s.value % 64 == 0 && (elf.header.e_type != ET_REL || sec.addralign % 64 == 0);
+                let align = crate::layout::KD_ALIGN;
+                let aligned = s.value % align == 0 && (elf.header.e_type != ET_REL || sec.addralign % align == 0);
                 if !aligned {
                     sink.report(
                         &KD_ALIGN,
                         format!(
-                            "{} is at {:#x} in '{}' (alignment {}), not 64-byte aligned",
+                            "{} is at {:#x} in '{}' (alignment {}), not {align}-byte aligned",
                             s.name, s.value, sec.name, sec.addralign
                         ),
                     );

@@ -81,6 +81,10 @@ fn kernel(s: &mut String, tc: &TargetChoice, k: &Kernel, index: usize) {
                 let _ = writeln!(s, "\t.long\t{w:#010x}");
             }
         }
+    } else if !k.text.is_empty() {
+        for line in &k.text {
+            let _ = writeln!(s, "\t{line}");
+        }
     } else {
         crate::smem::write_code(s, t, &k.code);
     }

@@ -227,7 +227,7 @@ impl SharedObject<'_> {
         l.hash = align(l.gnu_hash + l.gnu_hash_size(), 4);
         l.dynstr = l.hash + l.hash_size();
         let dynstr_end = l.dynstr + dynstr_size;
-        l.rodata = align(dynstr_end, 64);
+        l.rodata = align(dynstr_end, hsaco_oracle::layout::KD_ALIGN);
         l.seg0_end = match self.rodata_size {
             Some(size) => l.rodata + size,
             None => dynstr_end,

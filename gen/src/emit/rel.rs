@@ -98,7 +98,7 @@ pub fn write_notes(co: &CodeObject, descs: &[&[u8]]) -> (Vec<u8>, Vec<EntryReloc
     }
 
     let text_off = 256u64;
-    let rodata_off = align(text_off + text_size, 64);
+    let rodata_off = align(text_off + text_size, hsaco_oracle::layout::KD_ALIGN);
     let rodata_size = 64 * nk as u64;
     let note_off = align(rodata_off + rodata_size, 4);
     let note_size = notes_size(descs);
