@@ -674,6 +674,43 @@ mod tests {
         );
     }
 
+    /// The harness's packet keeps every dispatch rule of the oracle
+    /// (`hsaco_oracle::dispatch`) for a kernel the plan fits.
+    #[test]
+    fn the_packet_keeps_the_dispatch_rules() {
+        use hsaco_oracle::dispatch::{check, Kernel, KernelMetadata};
+        use hsaco_oracle::kd::KernelDescriptor;
+        let desc = KernelDescriptor {
+            group_segment_fixed_size: 256,
+            private_segment_fixed_size: 48,
+            kernarg_size: 16,
+            ..Default::default()
+        };
+        let md = KernelMetadata {
+            max_flat_workgroup_size: Some(256),
+            group_segment_fixed_size: Some(256),
+            private_segment_fixed_size: Some(48),
+            kernarg_segment_size: Some(16),
+            kernarg_segment_align: Some(8),
+            ..Default::default()
+        };
+        let k = Kernel {
+            descriptor: &desc,
+            target: hsaco_oracle::targets::by_name("gfx90a").expect("gfx90a"),
+            metadata: Some(&md),
+        };
+        let p = build_packet(
+            &plan(),
+            0x7f00_0000_1000,
+            0x7f00_0002_0000,
+            0x7f00_0003_0040,
+        );
+        let mut sink = hsaco_oracle::Sink::new();
+        check(&p, &k, &mut sink);
+        let ids: Vec<&str> = sink.violations.iter().map(|v| v.rule.id).collect();
+        assert!(ids.is_empty(), "{ids:?}");
+    }
+
     #[test]
     fn dimensions_follow_the_shape() {
         let s = |grid, workgroup| Shape { grid, workgroup };
