@@ -46,6 +46,9 @@ fn plan(case: &str) -> Plan {
         kernarg_hex: String::new(),
         output_bytes: 64 + 5 * 64 * 4,
         patch_offsets: [0, 4],
+        kind: Default::default(),
+        output_init_hex: String::new(),
+        output_init_offset: 0,
     }
 }
 

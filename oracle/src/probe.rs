@@ -133,6 +133,18 @@ impl Shape {
     }
 }
 
+/// Which probe a plan dispatches, and so how its output buffer reads.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    /// An SGPR probe: one record per wave ([`Dump`]).
+    #[default]
+    Sgpr,
+    /// An SMEM stream probe: one wave's registers and data region
+    /// ([`smem::SmemDump`]).
+    Smem,
+}
+
 /// What the harness needs to dispatch one probe: everything but the
 /// addresses the runtime picks.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -163,6 +175,21 @@ pub struct Plan {
     /// the output buffer's address (two 32-bit literals the harness
     /// overwrites before loading).
     pub patch_offsets: [u64; 2],
+    /// The kind of probe (SGPR when absent).
+    #[serde(default)]
+    pub kind: Kind,
+    /// Bytes the harness writes into the zeroed output buffer before the
+    /// dispatch, hex (an SMEM probe's data region), at
+    /// [`Plan::output_init_offset`].
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub output_init_hex: String,
+    /// Where in the output buffer [`Plan::output_init_hex`] goes.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub output_init_offset: u64,
+}
+
+fn is_zero(v: &u64) -> bool {
+    *v == 0
 }
 
 impl Plan {

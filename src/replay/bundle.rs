@@ -18,7 +18,7 @@ use std::path::{Component, Path, PathBuf};
 use hsaco_oracle::probe::{Plan, HEADER_BYTES};
 use serde::{Deserialize, Serialize};
 
-use super::run::{kernarg_bytes, MAX_OUTPUT_BYTES};
+use super::run::{kernarg_bytes, output_init_bytes, MAX_OUTPUT_BYTES};
 use crate::files::{write_atomic, write_durable};
 
 /// The header file's name.
@@ -202,6 +202,20 @@ pub fn read_bundle(dir: &Path) -> Result<Bundle, BundleError> {
         if let Err(e) = kernarg_bytes(&plan.kernarg_hex) {
             return Err(bad(e.to_string()));
         }
+        match output_init_bytes(&plan.output_init_hex) {
+            Err(e) => return Err(bad(e.to_string())),
+            Ok(init)
+                if plan.output_init_offset.saturating_add(init.len() as u64) > plan.output_bytes =>
+            {
+                return Err(bad(format!(
+                    "output_init_hex ({} bytes at {}) does not fit the {}-byte output buffer",
+                    init.len(),
+                    plan.output_init_offset,
+                    plan.output_bytes
+                )))
+            }
+            Ok(_) => {}
+        }
         let path = dir.join(&plan.object);
         let len = match std::fs::metadata(&path) {
             Ok(m) if m.is_file() => m.len(),
@@ -301,6 +315,9 @@ mod tests {
             kernarg_hex: "00".into(),
             output_bytes: 64 + 1280,
             patch_offsets: [0, 4],
+            kind: Default::default(),
+            output_init_hex: String::new(),
+            output_init_offset: 0,
         }
     }
 

@@ -413,6 +413,9 @@ mod tests {
             kernarg_hex: String::new(),
             output_bytes: 64,
             patch_offsets: [0, 4],
+            kind: Default::default(),
+            output_init_hex: String::new(),
+            output_init_offset: 0,
         }
     }
 

@@ -403,10 +403,20 @@ pub fn patch_output_address(
 
 /// The kernel arguments of a plan, from its hex text.
 pub fn kernarg_bytes(hex: &str) -> Result<Vec<u8>, CaseError> {
+    hex_bytes("kernarg_hex", hex)
+}
+
+/// The bytes a plan writes into the output buffer before the dispatch.
+pub fn output_init_bytes(hex: &str) -> Result<Vec<u8>, CaseError> {
+    hex_bytes("output_init_hex", hex)
+}
+
+/// The bytes of the plan's hex field `what`.
+fn hex_bytes(what: &str, hex: &str) -> Result<Vec<u8>, CaseError> {
     let hex = hex.trim();
     if !hex.len().is_multiple_of(2) {
         return Err(CaseError::Error(format!(
-            "kernarg_hex has an odd number of digits ({})",
+            "{what} has an odd number of digits ({})",
             hex.len()
         )));
     }
@@ -415,7 +425,7 @@ pub fn kernarg_bytes(hex: &str) -> Result<Vec<u8>, CaseError> {
         .map(|i| {
             hex.get(i..i + 2)
                 .and_then(|d| u8::from_str_radix(d, 16).ok())
-                .ok_or_else(|| CaseError::Error(format!("kernarg_hex: bad digits at {i}")))
+                .ok_or_else(|| CaseError::Error(format!("{what}: bad digits at {i}")))
         })
         .collect()
 }
@@ -552,6 +562,15 @@ impl<'h> Harness<'h> {
         // Declared in this order so that they drop in reverse: the queue
         // first, then the signal, kernel arguments, executable and output.
         let output = rt.allocate(&output_pool, plan.output_bytes, &access)?;
+        let init = output_init_bytes(&plan.output_init_hex)?;
+        if !init.is_empty() && !output.write(plan.output_init_offset as usize, &init) {
+            return Err(CaseError::Error(format!(
+                "output_init_hex ({} bytes at {}) does not fit the {}-byte output buffer",
+                init.len(),
+                plan.output_init_offset,
+                plan.output_bytes
+            )));
+        }
         let mut bytes = object.to_vec();
         patch_output_address(&mut bytes, plan.patch_offsets, output.address())?;
         let exe = match rt.load(gpu.agent, &bytes) {
@@ -644,6 +663,9 @@ mod tests {
             kernarg_hex: "0102".into(),
             output_bytes: 4096,
             patch_offsets: [0x100, 0x108],
+            kind: Default::default(),
+            output_init_hex: String::new(),
+            output_init_offset: 0,
         }
     }
 

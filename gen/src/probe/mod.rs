@@ -373,6 +373,9 @@ pub fn sgpr_probe(entry: &SuiteEntry, name: &str) -> Option<Probe> {
         output_bytes: contract::HEADER_BYTES
             + SHAPE.max_waves(lanes) * contract::record_bytes(lanes),
         patch_offsets: code.patch.map(|w| text_offset + 4 * w as u64),
+        kind: contract::Kind::Sgpr,
+        output_init_hex: String::new(),
+        output_init_offset: 0,
     };
     Some(Probe {
         object: co,
