@@ -177,8 +177,9 @@ pub struct GenArgs {
     /// descriptors.gfx90a.1.14.d0_c1.hsaco, or a mutant such as
     /// mutants.gfx900.1.3@kd.reserved-bits.hsaco. The case is made again
     /// from the name alone (seed domain, seed, index; see "Seeds"). A
-    /// `replay` probe is named by its SGPR suite entry:
-    /// probe.sgpr.gfx90a.17.hsaco.
+    /// `replay` probe is named by its SGPR suite entry,
+    /// probe.sgpr.gfx90a.17.hsaco, or its SMEM stream's seed and index,
+    /// probe.smem.gfx1100.1.4.hsaco.
     #[arg(
         long = "case",
         value_name = "NAME",
@@ -971,18 +972,22 @@ fn run_named(args: &GenArgs, dir: &Path) -> Result<(), String> {
         };
         // Probe kernels (`replay --plan`) are named by suite position.
         if file.starts_with("probe.") {
-            let p = hsaco_gen::probe::sgpr_probe_by_name(&file).ok_or_else(|| {
-                format!(
-                    "--case {name}: names no probe (probe.sgpr.CPU.INDEX: CPU a processor \
-                     the oracle models, INDEX below its family's SGPR suite size)"
-                )
-            })?;
+            let object = hsaco_gen::probe::sgpr_probe_by_name(&file)
+                .map(|p| p.object)
+                .or_else(|| hsaco_gen::probe::smem::smem_probe_by_name(&file).map(|p| p.object))
+                .ok_or_else(|| {
+                    format!(
+                        "--case {name}: names no probe (probe.sgpr.CPU.INDEX: CPU a processor \
+                         the oracle models, INDEX below its family's SGPR suite size; or \
+                         probe.smem.CPU.SEED.INDEX for a processor with SMEM)"
+                    )
+                })?;
             let id = file.trim_end_matches(".hsaco").to_owned();
             let case = hsaco_gen::Case::from_object(
                 id,
                 hsaco_gen::CaseKind::SgprSuite,
                 Expect::Valid,
-                p.object,
+                object,
             );
             let b = Built {
                 case,

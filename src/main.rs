@@ -218,14 +218,18 @@ enum Command {
         #[command(subcommand)]
         command: conform_cmd::DiffCommand,
     },
-    /// Dispatch probe kernels on a GPU through the HSA runtime and keep
-    /// each probe's output buffer (hardware replay, issue 16).
+    /// Dispatch probe kernels on a GPU through the HSA runtime and compare
+    /// what each wave saw with the oracle's prediction (hardware replay).
     ///
-    /// `replay --bundle DIR` runs every plan of a bundle (plans.jsonl and
-    /// code objects, see below), each in a worker process so that a GPU
-    /// fault or hang is recorded and the run goes on, and writes one raw
-    /// CASE.out per case and runs.jsonl (status, addresses, the GPU and
-    /// runtime it ran on) to the dumps folder.
+    /// `replay` alone plans probes for this machine's GPUs (or --targets),
+    /// runs them and reports findings as `conform` does. The expensive part
+    /// can run elsewhere: `replay --plan DIR --targets gfx90a` writes a
+    /// self-contained bundle (probe objects, dispatch plans, predictions)
+    /// on any machine; `replay --bundle DIR` runs it on a GPU machine, each
+    /// case in a worker process so that a GPU fault or hang is recorded and
+    /// the run goes on, and compares; `replay --compare DIR DUMPS` compares
+    /// dumps gathered elsewhere. Exit status: 0 no new finding, 1 new
+    /// findings, 2 could not run (no runtime or GPU, bad input).
     #[command(after_long_help = hsaco_conform::replay::HELP)]
     Replay(hsaco_conform::replay::ReplayArgs),
     /// Worker process of `conform`, `diff` and `replay` (internal): runs

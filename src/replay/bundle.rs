@@ -205,7 +205,8 @@ pub fn read_bundle(dir: &Path) -> Result<Bundle, BundleError> {
         match output_init_bytes(&plan.output_init_hex) {
             Err(e) => return Err(bad(e.to_string())),
             Ok(init)
-                if plan.output_init_offset.saturating_add(init.len() as u64) > plan.output_bytes =>
+                if plan.output_init_offset.saturating_add(init.len() as u64)
+                    > plan.output_bytes =>
             {
                 return Err(bad(format!(
                     "output_init_hex ({} bytes at {}) does not fit the {}-byte output buffer",

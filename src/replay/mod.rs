@@ -22,7 +22,9 @@
 pub mod hsa;
 
 pub mod bundle;
+pub mod compare;
 pub mod dumps;
+pub mod plan;
 pub mod run;
 pub mod worker;
 
@@ -44,6 +46,29 @@ pub const WORKER_MARGIN: Duration = Duration::from_secs(60);
 
 /// `replay --help`, after the options.
 pub const HELP: &str = "\
+Probes (gen): for each SGPR suite entry of a processor's family, a code object
+whose kernel first copies every initial SGPR (v_writelane, nothing clobbered),
+EXEC, the work-item VGPRs and on GFX12 the trap temporaries, then stores them
+for every wave; `hsaco-conform gen --case probe.sgpr.gfx90a.17` writes one.
+SMEM probes run a generated scalar-memory stream on registers and a data region
+the harness sets up and store the result (probe.smem.CPU.SEED.INDEX).
+Predictions: every wave's registers from the descriptor and the dispatch, by
+the oracle (addresses the runtime picks are resolved from runs.jsonl; what the
+runtime chooses, such as scratch addresses, is checked as a constraint).
+
+Modes:
+  replay [--targets ..]          plan, run and compare on this machine's GPUs
+  replay --plan DIR --targets .. write a bundle (no runtime needed)
+  replay --bundle DIR            run a bundle here, then compare
+  replay --compare DIR DUMPS     compare dumps gathered elsewhere
+
+Findings: replay.sgpr (a register of a wave differs from the prediction),
+replay.smem (a register or data dword after an SMEM stream differs),
+replay.load (the runtime's loader refused a valid probe); a probe that hangs
+or crashes the GPU is a finding too. Each names the case, the wave and the
+hardware (agent, ISA, runtime and firmware versions); `gen --case CASE` makes
+the probe again.
+
 Bundle (DIR):
   bundle.json   {\"format\":\"hsaco-replay-bundle\",\"version\":1,\"cases\":N}
   plans.jsonl   one probe plan per line (case, object, target, kernel, lanes,
@@ -78,33 +103,59 @@ Without a GPU, replay says so in one line on stderr and exits 2, e.g.
   no HSA runtime: cannot load libhsa-runtime64.so.1: ...
   no GPU agent: hsa_init returned HSA_STATUS_ERROR_OUT_OF_RESOURCES (0x1008); is /dev/kfd present?
 
-Exit status: 0 every selected case has a line in runs.jsonl (whatever its
-status), 2 could not run (bad bundle, unwritable DUMPS, no runtime or GPU).
+Exit status: 0 every selected case ran (whatever its status) and no new
+finding, 1 new findings, 2 could not run (bad bundle, unwritable DUMPS, no
+runtime or GPU).
 
 Examples:
-  hsaco-conform replay --bundle probes/
-  hsaco-conform replay --bundle probes/ --out dumps-mi210 --targets gfx90a
-  hsaco-conform replay --bundle probes/ --shard 0/4 --timeout 5";
+  hsaco-conform replay
+  hsaco-conform replay --plan probes/ --targets gfx90a,gfx1100 --sample 1000
+  hsaco-conform replay --bundle probes/ --out dumps-mi210 --targets gfx90a --json r.json
+  hsaco-conform replay --bundle probes/ --shard 0/4 --timeout 5
+  hsaco-conform replay --compare probes/ dumps-mi210 --junit replay.xml";
 
 /// `replay`'s options.
 #[derive(clap::Args, Debug, Clone)]
 pub struct ReplayArgs {
-    /// The bundle to run: a folder with bundle.json, plans.jsonl and the
-    /// code objects (see below).
-    #[arg(long, value_name = "DIR", required = true)]
-    pub bundle: PathBuf,
-    /// Where to write runs.jsonl and each case's CASE.out (created;
-    /// default DIR/dumps). Cases already in its runs.jsonl are skipped.
+    /// Write a bundle of probe kernels, dispatch plans and predictions for
+    /// --targets to DIR (a new or empty folder) and stop. Needs no runtime
+    /// or GPU: plan here, run it elsewhere with --bundle.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["bundle", "compare"])]
+    pub plan: Option<PathBuf>,
+    /// Run a bundle on this machine's GPUs (see below), write the dumps,
+    /// and compare them with the bundle's predictions.
+    #[arg(long, value_name = "DIR", conflicts_with = "compare")]
+    pub bundle: Option<PathBuf>,
+    /// Compare dumps gathered elsewhere (by `replay --bundle DIR --out
+    /// DUMPS`) with the bundle's predictions; needs no runtime or GPU.
+    #[arg(long, num_args = 2, value_names = ["DIR", "DUMPS"])]
+    pub compare: Vec<PathBuf>,
+    /// With --bundle: where to write runs.jsonl and each case's CASE.out
+    /// (created; default DIR/dumps; cases already in its runs.jsonl are
+    /// skipped). Without --plan, --bundle or --compare: the working
+    /// folder for the bundle and the dumps (default replay-out).
     #[arg(long, value_name = "DUMPS")]
     pub out: Option<PathBuf>,
-    /// Run only plans for these targets (comma-separated, as the plans
-    /// name them: gfx90a,gfx1100).
+    /// Processors (comma-separated: gfx90a,gfx1100). --plan: the probes'
+    /// processors (required). --bundle: run only plans for these. Without
+    /// a mode: default, the GPUs' own.
     #[arg(long, value_delimiter = ',', value_name = "TARGET")]
     pub targets: Vec<String>,
-    /// Run shard I of N (0-based): the plans whose position in plans.jsonl
-    /// is I modulo N.
+    /// Shard I of N (0-based): the cases whose position is I modulo N (of
+    /// the plans planned, or of plans.jsonl with --bundle).
     #[arg(long, value_parser = parse_shard, value_name = "I/N")]
     pub shard: Option<(u64, u64)>,
+    /// SGPR suite entries per processor: N spread evenly over the suite
+    /// (first and last included), or `all` (the whole suite: 12,288 to
+    /// 100,000 entries per processor, hours of GPU time).
+    #[arg(long, default_value = "256", value_parser = parse_sample, value_name = "N|all")]
+    pub sample: Sample,
+    /// SMEM stream probes per processor with SMEM (GFX8 on).
+    #[arg(long, default_value = "16", value_name = "N")]
+    pub smem: u64,
+    /// Seed of the SMEM streams (the seed domain probe-smem.CPU).
+    #[arg(long, default_value = "1", value_name = "SEED")]
+    pub seed: u64,
     /// Time limit of one dispatch, in seconds (a case that takes longer is
     /// recorded as timeout).
     #[arg(long, default_value = "10", value_parser = parse_secs, value_name = "SECS")]
@@ -113,12 +164,62 @@ pub struct ReplayArgs {
     /// from the system's library folders or /opt/rocm/lib.
     #[arg(long, value_name = "FILE")]
     pub hsa_runtime: Option<PathBuf>,
+    /// Write the JSON report to this file.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// Write a JUnit XML report to this file.
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
+    /// Write one self-contained HTML page.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
+    /// No progress on standard error.
+    #[arg(long)]
+    pub quiet: bool,
 }
 
-/// `hsaco-conform replay`: its exit status.
+/// How many SGPR suite entries to probe per processor.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sample {
+    /// This many, spread over the suite.
+    Some(usize),
+    /// Every entry.
+    All,
+}
+
+impl Sample {
+    fn count(self) -> Option<usize> {
+        match self {
+            Sample::Some(n) => Some(n),
+            Sample::All => None,
+        }
+    }
+}
+
+fn parse_sample(s: &str) -> Result<Sample, String> {
+    if s == "all" {
+        return Ok(Sample::All);
+    }
+    s.parse()
+        .map(Sample::Some)
+        .map_err(|_| format!("{s:?} is neither a count nor `all`"))
+}
+
+/// `hsaco-conform replay`: its exit status (0 no new finding, 1 new
+/// findings, 2 could not run).
 pub fn run(a: &ReplayArgs) -> u8 {
-    match run_bundle(a) {
-        Ok(()) => 0,
+    let result = if let Some(dir) = &a.plan {
+        plan_only(a, dir).map(|()| 0)
+    } else if let [dir, dumps] = a.compare.as_slice() {
+        report(a, dir, dumps)
+    } else if let Some(dir) = &a.bundle {
+        let dumps = a.out.clone().unwrap_or_else(|| dir.join("dumps"));
+        run_bundle(a, dir, &dumps).and_then(|()| report(a, dir, &dumps))
+    } else {
+        direct(a)
+    };
+    match result {
+        Ok(code) => code,
         Err(Stop::Unavailable(line)) => {
             eprintln!("{line}");
             2
@@ -128,6 +229,106 @@ pub fn run(a: &ReplayArgs) -> u8 {
             2
         }
     }
+}
+
+/// `replay --plan DIR`.
+fn plan_only(a: &ReplayArgs, dir: &Path) -> Result<(), Stop> {
+    if a.targets.is_empty() {
+        return Err(Stop::Error(
+            "--plan needs --targets: the processors of the GPUs that will run the bundle \
+             (e.g. --targets gfx90a,gfx1100)"
+                .into(),
+        ));
+    }
+    let sel = plan::Selection {
+        targets: plan::targets(&a.targets).map_err(Stop::Error)?,
+        sample: a.sample.count(),
+        smem: a.smem,
+        seed: a.seed,
+        shard: a.shard.unwrap_or((0, 1)),
+    };
+    let n = plan::write(dir, &sel, a.quiet).map_err(Stop::Error)?;
+    eprintln!(
+        "replay --plan: wrote {n} cases to {}; run them on a GPU with \
+         `hsaco-conform replay --bundle {}`",
+        dir.display(),
+        dir.display()
+    );
+    Ok(())
+}
+
+/// Compares `dumps` with bundle `dir`, writes the reports `a` asks for,
+/// prints the text report; the exit status.
+fn report(a: &ReplayArgs, dir: &Path, dumps: &Path) -> Result<u8, Stop> {
+    use crate::conform::allowlist::Allowlist;
+    use crate::conform::report as rep;
+    if !dumps.join(RUNS).is_file() {
+        return Err(Stop::Error(format!(
+            "{} has no {RUNS}: not a dumps folder of `replay --bundle`",
+            dumps.display()
+        )));
+    }
+    let r = compare::compare(dir, dumps).map_err(Stop::Error)?;
+    let allow = Allowlist::empty();
+    let command = "replay";
+    let write = |path: &Option<PathBuf>, text: String| -> Result<(), Stop> {
+        if let Some(p) = path {
+            crate::files::write_atomic(p, text.as_bytes())
+                .map_err(|e| Stop::Error(format!("cannot write {}: {e}", p.display())))?;
+        }
+        Ok(())
+    };
+    let options = serde_json::json!({
+        "bundle": dir.display().to_string(),
+        "dumps": dumps.display().to_string(),
+    });
+    let json = rep::json(command, options, &[], &allow, &r);
+    write(
+        &a.json,
+        serde_json::to_string_pretty(&json).unwrap_or_default() + "\n",
+    )?;
+    write(&a.junit, rep::junit(command, &r))?;
+    write(&a.html, rep::html(command, &r, &allow))?;
+    print!("{}", rep::text(&r, &allow));
+    Ok(rep::exit_code(&r))
+}
+
+/// `replay` without a mode: plan for this machine's GPUs (or --targets),
+/// run, compare.
+fn direct(a: &ReplayArgs) -> Result<u8, Stop> {
+    let gpus = open(a)?.1 .0;
+    let targets = if a.targets.is_empty() {
+        let mut names: Vec<String> = gpus.iter().map(|g| g.name.clone()).collect();
+        names.sort();
+        names.dedup();
+        names
+    } else {
+        a.targets.clone()
+    };
+    let out = a.out.clone().unwrap_or_else(|| PathBuf::from("replay-out"));
+    let dir = out.join("bundle");
+    let dumps = out.join("dumps");
+    if !dir.join(bundle::HEADER).is_file() {
+        let sel = plan::Selection {
+            targets: plan::targets(&targets).map_err(Stop::Error)?,
+            sample: a.sample.count(),
+            smem: a.smem,
+            seed: a.seed,
+            shard: a.shard.unwrap_or((0, 1)),
+        };
+        plan::write(&dir, &sel, a.quiet).map_err(Stop::Error)?;
+    } else if !a.quiet {
+        eprintln!(
+            "replay: using the bundle already in {} (delete it to plan again)",
+            dir.display()
+        );
+    }
+    let whole = ReplayArgs {
+        shard: None,
+        ..a.clone()
+    };
+    run_bundle(&whole, &dir, &dumps)?;
+    report(a, &dir, &dumps)
 }
 
 /// Why a replay run stopped before its end.
@@ -158,33 +359,9 @@ fn select<'b>(
         .collect()
 }
 
-/// `replay --bundle DIR`: runs the bundle's selected cases and writes the
-/// dumps folder.
-pub fn run_bundle(a: &ReplayArgs) -> Result<(), Stop> {
-    let bundle = bundle::read_bundle(&a.bundle).map_err(|e| Stop::Error(e.to_string()))?;
-    let out = a.out.clone().unwrap_or_else(|| a.bundle.join("dumps"));
-    let unwritable =
-        |e: std::io::Error| Stop::Error(format!("cannot write to {}: {e}", out.display()));
-    std::fs::create_dir_all(&out).map_err(unwritable)?;
-    let mut records = read_runs(&out).map_err(Stop::Error)?;
-    // Rewriting what is there proves the folder writable before any GPU
-    // work.
-    write_durable(&out.join(RUNS), runs_text(&records).as_bytes()).map_err(unwritable)?;
-    let done: HashSet<String> = records.iter().map(|r| r.case.clone()).collect();
-    let plans = select(&bundle.plans, &a.targets, a.shard.unwrap_or((0, 1)), &done);
-    let already = bundle
-        .plans
-        .iter()
-        .filter(|p| done.contains(&p.case))
-        .count();
-    if plans.is_empty() {
-        eprintln!(
-            "replay: nothing to run ({} cases in the bundle, {already} already in {})",
-            bundle.plans.len(),
-            out.join(RUNS).display()
-        );
-        return Ok(());
-    }
+/// Starts the worker and opens the runtime in it: the worker and the
+/// GPUs and runtime version it found, or why no case can run here.
+fn open(a: &ReplayArgs) -> Result<(Isolated, (Vec<run::Gpu>, String)), Stop> {
     let program = std::env::current_exe()
         .map_err(|e| Stop::Error(format!("cannot find this program: {e}")))?;
     let mut iso = Isolated::new(WorkerSpec {
@@ -223,6 +400,37 @@ pub fn run_bundle(a: &ReplayArgs) -> Result<(), Stop> {
         }
         None => return Err(Stop::Error("the worker gave no answer".into())),
     };
+    Ok((iso, ready))
+}
+
+/// `replay --bundle DIR`: runs the bundle's selected cases and writes the
+/// dumps folder `out`.
+pub fn run_bundle(a: &ReplayArgs, dir: &Path, out: &Path) -> Result<(), Stop> {
+    let bundle = bundle::read_bundle(dir).map_err(|e| Stop::Error(e.to_string()))?;
+    let out = out.to_path_buf();
+    let unwritable =
+        |e: std::io::Error| Stop::Error(format!("cannot write to {}: {e}", out.display()));
+    std::fs::create_dir_all(&out).map_err(unwritable)?;
+    let mut records = read_runs(&out).map_err(Stop::Error)?;
+    // Rewriting what is there proves the folder writable before any GPU
+    // work.
+    write_durable(&out.join(RUNS), runs_text(&records).as_bytes()).map_err(unwritable)?;
+    let done: HashSet<String> = records.iter().map(|r| r.case.clone()).collect();
+    let plans = select(&bundle.plans, &a.targets, a.shard.unwrap_or((0, 1)), &done);
+    let already = bundle
+        .plans
+        .iter()
+        .filter(|p| done.contains(&p.case))
+        .count();
+    if plans.is_empty() {
+        eprintln!(
+            "replay: nothing to run ({} cases in the bundle, {already} already in {})",
+            bundle.plans.len(),
+            out.join(RUNS).display()
+        );
+        return Ok(());
+    }
+    let (mut iso, ready) = open(a)?;
     let names: Vec<String> = ready
         .0
         .iter()

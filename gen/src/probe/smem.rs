@@ -80,6 +80,29 @@ impl SmemProbe {
         self.constrained.stream.gen
     }
 
+    /// The dispatch plan `replay` runs: one wave, no kernel arguments, the
+    /// data region written into the output buffer before the dispatch.
+    pub fn replay_plan(&self) -> hsaco_oracle::probe::Plan {
+        let p = &self.plan;
+        hsaco_oracle::probe::Plan {
+            case: p.case.clone(),
+            object: p.object.clone(),
+            target: p.target.clone(),
+            kernel: p.kernel.clone(),
+            lanes: p.layout.lanes,
+            shape: p.shape,
+            captured_sgprs: p.layout.captured_sgprs,
+            private_segment_size: 0,
+            group_segment_size: 0,
+            kernarg_hex: String::new(),
+            output_bytes: p.output_bytes,
+            patch_offsets: p.patch_offsets,
+            kind: hsaco_oracle::probe::Kind::Smem,
+            output_init_hex: p.data_hex.clone(),
+            output_init_offset: p.layout.data_offset(),
+        }
+    }
+
     /// The dump the hardware should write when the output buffer is at
     /// `output` (the address the harness patched in).
     pub fn predict(&self, output: u64) -> Prediction {
@@ -257,6 +280,19 @@ fn probe_code(t: &Target, c: &Constrained, layout: &Layout) -> Option<Code> {
 /// The name of probe `index` of `seed` on `t`: `probe.smem.TARGET.SEED.INDEX`.
 pub fn smem_probe_name(t: &Target, seed: u64, index: u64) -> String {
     format!("probe.smem.{}.{seed}.{index}", t.name)
+}
+
+/// The SMEM probe a [`smem_probe_name`] names (with or without
+/// `.hsaco`), or `None` when the name is not one or its seed draws no
+/// stream.
+pub fn smem_probe_by_name(name: &str) -> Option<SmemProbe> {
+    let stem = name.strip_suffix(".hsaco").unwrap_or(name);
+    let rest = stem.strip_prefix("probe.smem.")?;
+    let mut parts = rest.rsplitn(3, '.');
+    let index = parts.next()?.parse().ok()?;
+    let seed = parts.next()?.parse().ok()?;
+    let t = hsaco_oracle::targets::by_name(parts.next()?)?;
+    seeded_smem_probe(t, seed, index)
 }
 
 /// The seed domain of SMEM probes on `t` (see [`crate::seed`]).

@@ -102,6 +102,9 @@ fn plan(kd: &KernelDescriptor, target: &Target, shape: Shape) -> Plan {
         kernarg_hex: kernarg_hex(),
         output_bytes: 0,
         patch_offsets: [0, 0],
+        kind: Default::default(),
+        output_init_hex: String::new(),
+        output_init_offset: 0,
     }
 }
 
