@@ -25,6 +25,7 @@ pub mod bundle;
 pub mod compare;
 pub mod dumps;
 pub mod plan;
+pub mod reduce;
 pub mod run;
 pub mod worker;
 
@@ -176,6 +177,11 @@ pub struct ReplayArgs {
     /// No progress on standard error.
     #[arg(long)]
     pub quiet: bool,
+    /// Do not reduce differences of SGPR probes to the fewest enables
+    /// that still show them (reduction runs more probes on the GPU, so it
+    /// happens only where the dumps were made: --bundle or replay alone).
+    #[arg(long)]
+    pub no_reduce: bool,
 }
 
 /// How many SGPR suite entries to probe per processor.
@@ -214,7 +220,7 @@ pub fn run(a: &ReplayArgs) -> u8 {
         report(a, dir, dumps)
     } else if let Some(dir) = &a.bundle {
         let dumps = a.out.clone().unwrap_or_else(|| dir.join("dumps"));
-        run_bundle(a, dir, &dumps).and_then(|()| report(a, dir, &dumps))
+        run_bundle(a, dir, &dumps).and_then(|()| report_reduced(a, dir, &dumps))
     } else {
         direct(a)
     };
@@ -260,15 +266,138 @@ fn plan_only(a: &ReplayArgs, dir: &Path) -> Result<(), Stop> {
 /// Compares `dumps` with bundle `dir`, writes the reports `a` asks for,
 /// prints the text report; the exit status.
 fn report(a: &ReplayArgs, dir: &Path, dumps: &Path) -> Result<u8, Stop> {
-    use crate::conform::allowlist::Allowlist;
-    use crate::conform::report as rep;
+    let r = compared(dir, dumps)?;
+    emit(a, dir, dumps, &r)
+}
+
+/// As [`report`], reducing SGPR differences on this machine's GPU first
+/// (unless --no-reduce).
+fn report_reduced(a: &ReplayArgs, dir: &Path, dumps: &Path) -> Result<u8, Stop> {
+    let mut r = compared(dir, dumps)?;
+    if !a.no_reduce {
+        reduce_findings(a, &mut r, &dumps.join("reduce"));
+    }
+    emit(a, dir, dumps, &r)
+}
+
+/// The comparison of `dumps` with bundle `dir`.
+fn compared(dir: &Path, dumps: &Path) -> Result<crate::conform::engine::RunResult, Stop> {
     if !dumps.join(RUNS).is_file() {
         return Err(Stop::Error(format!(
             "{} has no {RUNS}: not a dumps folder of `replay --bundle`",
             dumps.display()
         )));
     }
-    let r = compare::compare(dir, dumps).map_err(Stop::Error)?;
+    compare::compare(dir, dumps).map_err(Stop::Error)
+}
+
+/// Reduces each SGPR probe's difference to the fewest enables that still
+/// show it, running the candidates on this machine's GPU under `work`.
+/// A reduction that cannot run leaves its finding as it was, with a
+/// warning.
+fn reduce_findings(a: &ReplayArgs, r: &mut crate::conform::engine::RunResult, work: &Path) {
+    use crate::conform::Input;
+    let quiet = ReplayArgs {
+        shard: None,
+        targets: Vec::new(),
+        ..a.clone()
+    };
+    for f in r
+        .findings
+        .iter_mut()
+        .filter(|f| f.comparison == compare::SGPR && f.signature.kind == "different")
+    {
+        let Some((t, index)) = reduce::parse_sgpr_case(&f.origin) else {
+            continue;
+        };
+        let Some(entry) = hsaco_gen::probe::suite_entry_for(t, index) else {
+            continue;
+        };
+        let key = f.signature.key.clone();
+        let mut step = 0;
+        let mut problem = None;
+        let (end, tried) = reduce::reduce_enables(entry.enables, |cands| {
+            step += 1;
+            let dir = work.join(&f.id).join(format!("step-{step}"));
+            let cases: Vec<(usize, plan::Case)> = cands
+                .iter()
+                .enumerate()
+                .filter_map(|(i, e)| Some((i, reduce::case_of(t, e)?)))
+                .collect();
+            let list: Vec<plan::Case> = cases.iter().map(|(_, c)| *c).collect();
+            let bundle_dir = dir.join("bundle");
+            let dumps = dir.join("dumps");
+            if !bundle_dir.join(bundle::HEADER).is_file() {
+                if let Err(e) = reduce::write_step(&bundle_dir, &list) {
+                    problem = Some(e);
+                    return None;
+                }
+            }
+            if let Err(e) = run_bundle(&quiet, &bundle_dir, &dumps) {
+                problem = Some(match e {
+                    Stop::Unavailable(m) | Stop::Error(m) => m,
+                });
+                return None;
+            }
+            let (Ok(b), Ok(runs)) = (bundle::read_bundle(&bundle_dir), read_runs(&dumps)) else {
+                problem = Some(format!("cannot read {}", dir.display()));
+                return None;
+            };
+            cases.iter().find_map(|&(i, c)| {
+                let name = reduce::case_name(&c)?;
+                let plan = b.plans.iter().find(|p| p.case == name)?;
+                let rec = runs
+                    .iter()
+                    .find(|r| r.case == name && r.status == Outcome::Ok)?;
+                let events = compare::case_events(&b, &dumps, plan, rec).ok()?;
+                events.iter().any(|e| e.key == key).then_some(i)
+            })
+        });
+        f.reduction_tests = tried;
+        if let Some(p) = problem {
+            r.warnings.push(format!("{}: reduction stopped: {p}", f.id));
+        }
+        if end == entry.enables {
+            continue;
+        }
+        let Some(c) = reduce::case_of(t, &end) else {
+            continue;
+        };
+        let (Some(name), plan::Case::Sgpr(_, i)) = (reduce::case_name(&c), c) else {
+            continue;
+        };
+        let Some(p) = hsaco_gen::probe::suite_entry_for(t, i)
+            .and_then(|e| hsaco_gen::probe::sgpr_probe(&e, &name))
+        else {
+            continue;
+        };
+        f.reduced = vec![Input::File {
+            name: format!("{name}.hsaco"),
+            bytes: p.elf,
+        }];
+        f.message = format!("{} (reduced to {name}: {end:?})", f.message);
+        if let Some(cmd) = f.commands.first_mut() {
+            cmd.argv = vec![
+                "hsaco-conform".into(),
+                "gen".into(),
+                "--case".into(),
+                name.clone(),
+            ];
+            cmd.shell = format!("hsaco-conform gen --case {name}");
+        }
+    }
+}
+
+/// Writes the reports `a` asks for and prints the text report; the exit
+/// status.
+fn emit(
+    a: &ReplayArgs,
+    dir: &Path,
+    dumps: &Path,
+    r: &crate::conform::engine::RunResult,
+) -> Result<u8, Stop> {
+    use crate::conform::allowlist::Allowlist;
+    use crate::conform::report as rep;
     let allow = Allowlist::empty();
     let command = "replay";
     let write = |path: &Option<PathBuf>, text: String| -> Result<(), Stop> {
@@ -282,15 +411,15 @@ fn report(a: &ReplayArgs, dir: &Path, dumps: &Path) -> Result<u8, Stop> {
         "bundle": dir.display().to_string(),
         "dumps": dumps.display().to_string(),
     });
-    let json = rep::json(command, options, &[], &allow, &r);
+    let json = rep::json(command, options, &[], &allow, r);
     write(
         &a.json,
         serde_json::to_string_pretty(&json).unwrap_or_default() + "\n",
     )?;
-    write(&a.junit, rep::junit(command, &r))?;
-    write(&a.html, rep::html(command, &r, &allow))?;
-    print!("{}", rep::text(&r, &allow));
-    Ok(rep::exit_code(&r))
+    write(&a.junit, rep::junit(command, r))?;
+    write(&a.html, rep::html(command, r, &allow))?;
+    print!("{}", rep::text(r, &allow));
+    Ok(rep::exit_code(r))
 }
 
 /// `replay` without a mode: plan for this machine's GPUs (or --targets),
@@ -328,7 +457,7 @@ fn direct(a: &ReplayArgs) -> Result<u8, Stop> {
         ..a.clone()
     };
     run_bundle(&whole, &dir, &dumps)?;
-    report(a, &dir, &dumps)
+    report_reduced(a, &dir, &dumps)
 }
 
 /// Why a replay run stopped before its end.

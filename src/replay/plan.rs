@@ -75,8 +75,11 @@ pub fn suite_indices(t: &Target, sample: Option<usize>) -> Vec<usize> {
 }
 
 /// One case of a bundle to be.
-enum Case {
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Case {
+    /// SGPR suite entry `index` of the processor's family.
     Sgpr(&'static Target, usize),
+    /// SMEM probe `index` of the selection's seed.
     Smem(&'static Target, u64),
 }
 
@@ -150,6 +153,12 @@ pub fn write(dir: &Path, sel: &Selection, quiet: bool) -> Result<usize, String> 
         .filter(|(i, _)| *i as u64 % n == k)
         .map(|(_, c)| c)
         .collect();
+    write_cases(dir, &cases, sel.seed, quiet)
+}
+
+/// Writes a bundle of `cases` (SMEM probes of seed `seed`) to `dir`; the
+/// number of cases written (an SMEM seed that draws no stream has none).
+pub fn write_cases(dir: &Path, cases: &[Case], seed: u64, quiet: bool) -> Result<usize, String> {
     let mkdir = |p: PathBuf| {
         std::fs::create_dir_all(&p).map_err(|e| format!("cannot create {}: {e}", p.display()))
     };
@@ -157,7 +166,7 @@ pub fn write(dir: &Path, sel: &Selection, quiet: bool) -> Result<usize, String> 
     let total = cases.len();
     let mut out: Vec<(Plan, Vec<u8>)> = Vec::with_capacity(total);
     let t0 = std::time::Instant::now();
-    for (done, case) in cases.into_iter().enumerate() {
+    for (done, &case) in cases.iter().enumerate() {
         let (mut plan, elf) = match case {
             Case::Sgpr(t, i) => {
                 let entry = probe::suite_entry_for(t, i)
@@ -174,7 +183,7 @@ pub fn write(dir: &Path, sel: &Selection, quiet: bool) -> Result<usize, String> 
                 (p.plan, p.elf)
             }
             Case::Smem(t, i) => {
-                let Some(p) = smem_probe::seeded_smem_probe(t, sel.seed, i) else {
+                let Some(p) = smem_probe::seeded_smem_probe(t, seed, i) else {
                     // A seed that draws no stream on this processor has
                     // no case; the index is skipped, not an error.
                     continue;
