@@ -85,6 +85,12 @@ fn write_dumps(dir: &Path, dumps: &Path, perturb: impl Fn(&Plan, &Addresses, &mu
 }
 
 fn compare(dir: &Path, dumps: &Path, json: &Path) -> (i32, serde_json::Value, String) {
+    let (code, report, stderr, _) = compare_text(dir, dumps, json);
+    (code, report, stderr)
+}
+
+/// As [`compare`], with the text report too.
+fn compare_text(dir: &Path, dumps: &Path, json: &Path) -> (i32, serde_json::Value, String, String) {
     let out = bin()
         .args(["replay", "--compare"])
         .arg(dir)
@@ -99,7 +105,8 @@ fn compare(dir: &Path, dumps: &Path, json: &Path) -> (i32, serde_json::Value, St
         .and_then(|t| serde_json::from_str(&t).ok())
         .unwrap_or(serde_json::Value::Null);
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    (code, report, stderr)
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    (code, report, stderr, stdout)
 }
 
 #[test]
@@ -170,8 +177,17 @@ fn planned_bundles_compare_clean_and_single_perturbations_are_single_findings() 
         });
         *bytes = dump.to_bytes(plan.records());
     });
-    let (code, r, err) = compare(&dir, &dumps, &tmp.path().join("wgid.json"));
+    let (code, r, err, text) = compare_text(&dir, &dumps, &tmp.path().join("wgid.json"));
     assert_eq!(code, 1, "{err}");
+    // The finding as people read it (the table and the timing line vary
+    // with the run; the finding does not).
+    let finding: String = text
+        .lines()
+        .skip_while(|l| !l.contains("new finding(s):"))
+        .take_while(|l| !l.starts_with("summary:"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    insta::assert_snapshot!("replay_compare_wrong_workgroup_id", finding);
     let f = r["findings"].as_array().unwrap();
     assert_eq!(f.len(), 1, "{f:#?}");
     assert_eq!(f[0]["comparison"], "replay.sgpr");

@@ -143,14 +143,16 @@ fn comparison_of(plan: &Plan) -> &'static str {
     }
 }
 
-/// The peer id of a record: the GPU's ISA as the runtime names it.
+/// The peer id of a record: the GPU's agent name (`gpu:gfx90a`; the
+/// plan's target when the run never reached an agent).
 fn peer_of(plan: &Plan, rec: &Record) -> String {
-    let isa = rec
+    let agent = rec
         .signature
         .as_ref()
-        .map(|s| s.isa.clone())
+        .map(|s| s.agent.clone())
+        .filter(|a| !a.is_empty())
         .unwrap_or_else(|| plan.target.clone());
-    format!("gpu:{isa}")
+    format!("gpu:{agent}")
 }
 
 /// Compares every case of `bundle_dir` that `dumps` has a record of.

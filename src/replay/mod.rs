@@ -74,8 +74,12 @@ Bundle (DIR):
   bundle.json   {\"format\":\"hsaco-replay-bundle\",\"version\":1,\"cases\":N}
   plans.jsonl   one probe plan per line (case, object, target, kernel, lanes,
                 shape {grid, workgroup}, captured_sgprs, private/group segment
-                sizes, kernarg_hex, output_bytes, patch_offsets)
-  OBJECT        each plan's code object, at its `object` path inside DIR
+                sizes, kernarg_hex, output_bytes, patch_offsets, kind, and for
+                SMEM probes output_init_hex/offset: the data region)
+  objects/      each plan's code object, at its `object` path inside DIR
+  predictions/  CASE.json.zst: each SGPR probe's predicted waves (JSON, zstd);
+                SMEM probes are predicted at compare time by the oracle's SMEM
+                executor from the probe made again from its name
 
 For each case, in a worker process (a GPU fault or hang ends the worker, not
 the run): pick the GPU whose ISA matches the target, allocate the output
