@@ -53,6 +53,9 @@ Every case in the project is named so, by (seed, domain, index): gen's
 own cases are domain `gen` (key bytes 8..16 zero); `conform` names its
 generated cases KIND.CPU.SEED.INDEX.hsaco, domain KIND.CPU (key bytes
 8..16 the FNV-1a of the domain), and --case NAME writes any of them.
+`replay` probes: probe.sgpr.CPU.INDEX is SGPR suite entry INDEX built for
+CPU (no seed), probe.smem.CPU.SEED.INDEX an SMEM stream of domain
+probe-smem.CPU; --case writes those too.
 
 Output (DIR must be empty or new; --force writes into a non-empty one):
   DIR/N-IIIIII.elf   the code object          DIR/N-IIIIII.s  its assembler
