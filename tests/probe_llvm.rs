@@ -10,8 +10,8 @@
 //!
 //! The sample is the first and last entry of each family and 6 drawn from
 //! the `test` seed domain. `HSACO_PROBES=all cargo test --test probe_llvm`
-//! checks every entry of every family instead (hours: the suite has about
-//! 330,000 entries).
+//! checks every entry of every family instead (hours: the suite has
+//! 241,152 entries).
 
 mod support;
 

@@ -1,22 +1,23 @@
 //! `hsaco-conform replay`: hardware replay (issue 16). Probe kernels made
 //! by `gen` are dispatched through ROCm's HSA runtime on a GPU, and each
 //! probe's output buffer (every wave's initial SGPRs, VGPRs and EXEC, see
-//! `hsaco_oracle::probe`) is kept for comparison with the oracle's
-//! predictions.
+//! `hsaco_oracle::probe`; or an SMEM stream's result) is compared with the
+//! oracle's predictions.
 //!
 //! - [`hsa`]: hand-written bindings to `libhsa-runtime64.so.1`, loaded at
 //!   run time (the only module with `unsafe` code).
 //! - [`mod@run`]: one dispatch ([`run::Harness::run_plan`]) and its pure
 //!   parts (the AQL packet, the address patch, matching agents).
+//! - [`mod@plan`]: `replay --plan DIR`, a bundle of probes and predictions.
 //! - [`bundle`]: the bundle folder a run reads (plans and objects).
 //! - [`dumps`]: the dumps folder a run writes (`runs.jsonl`, `CASE.out`).
+//! - [`mod@compare`]: dumps against predictions, as `conform` findings.
+//! - [`reduce`]: an SGPR difference reduced to the fewest enables.
 //! - [`worker`]: the worker process the runtime runs in.
 //!
-//! `replay --bundle DIR` is [`run_bundle`]. Two forms are for later, on
-//! top of functions that exist: `replay --plan DIR` (write a bundle from
-//! gen's probes: [`bundle::write_bundle`]) and `replay --compare DIR
-//! DUMPS` (compare dumps with the oracle's predictions:
-//! [`bundle::read_bundle`], [`dumps::read_runs`], [`dumps::read_dump`]).
+//! [`run`] dispatches on the mode: `--plan`, `--bundle` ([`run_bundle`],
+//! then the comparison and the reduction), `--compare`, or none (plan for
+//! this machine's GPUs, run, compare, reduce).
 
 #[allow(unsafe_code)]
 pub mod hsa;
@@ -56,6 +57,12 @@ the harness sets up and store the result (probe.smem.CPU.SEED.INDEX).
 Predictions: every wave's registers from the descriptor and the dispatch, by
 the oracle (addresses the runtime picks are resolved from runs.jsonl; what the
 runtime chooses, such as scratch addresses, is checked as a constraint).
+
+Reduction (--bundle and replay alone, on the GPU that made the dumps): for
+each SGPR difference, every enable set one enable smaller is planned and run
+in one batch (DUMPS/reduce/FINDING/step-K/); the first that still shows the
+same difference becomes the new start, until none does. The finding then
+names the smallest case and counts the GPU runs it took (--no-reduce skips).
 
 Modes:
   replay [--targets ..]          plan, run and compare on this machine's GPUs
@@ -151,8 +158,8 @@ pub struct ReplayArgs {
     #[arg(long, value_parser = parse_shard, value_name = "I/N")]
     pub shard: Option<(u64, u64)>,
     /// SGPR suite entries per processor: N spread evenly over the suite
-    /// (first and last included), or `all` (the whole suite: 12,288 to
-    /// 100,000 entries per processor, hours of GPU time).
+    /// (first and last included), or `all` (the whole suite: 6,144 to
+    /// 116,736 entries per processor, hours of GPU time).
     #[arg(long, default_value = "256", value_parser = parse_sample, value_name = "N|all")]
     pub sample: Sample,
     /// SMEM stream probes per processor with SMEM (GFX8 on).
