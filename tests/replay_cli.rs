@@ -98,6 +98,12 @@ fn without_a_gpu_replay_says_so_in_one_line() {
     // Nothing was recorded: the cases did not run.
     let runs = std::fs::read_to_string(d.path().join("dumps").join(RUNS)).expect("runs");
     assert_eq!(runs, "");
+    // `replay` alone (plan for this machine's GPUs, run, compare) stops at
+    // the same line before it plans anything.
+    let out = d.path().join("direct");
+    let o = replay(&["--out", &out.display().to_string()]);
+    assert_eq!(one_line_exit_2(&o), line);
+    assert!(!out.exists(), "nothing is planned without a GPU");
 }
 
 #[test]
