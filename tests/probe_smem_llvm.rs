@@ -19,17 +19,11 @@
 
 mod support;
 
-use hsaco_gen::emit;
 use hsaco_gen::probe::smem::{self, SmemProbe};
-use hsaco_gen::probe::PATCH_PLACEHOLDER;
 use hsaco_gen::smem::Harness;
-use hsaco_oracle::check::check_object;
 use hsaco_oracle::probe::smem::{Field, SmemDump};
 use hsaco_oracle::targets::{self, Generation, Target};
-use hsaco_oracle::Severity;
-use std::path::{Path, PathBuf};
-use support::objdump;
-use support::rebuild::{loaded_image, run};
+use support::probe::{problems, toolchains, Probe};
 
 /// One processor per SMEM family (gfx1010 for GFX10.1's stores and
 /// atomics besides the brief's six).
@@ -87,117 +81,6 @@ fn probes() -> Vec<SmemProbe> {
         .collect()
 }
 
-struct Toolchain {
-    mc: PathBuf,
-    lld: PathBuf,
-    objdump: PathBuf,
-}
-
-fn toolchains() -> Option<Vec<Toolchain>> {
-    let mut out = Vec::new();
-    for v in ["19", "22"] {
-        out.push(Toolchain {
-            mc: support::require_tool(&format!("llvm-mc-{v}"))?,
-            lld: support::require_tool(&format!("ld.lld-{v}"))?,
-            objdump: support::require_tool(&format!("llvm-objdump-{v}"))?,
-        });
-    }
-    Some(out)
-}
-
-/// Assembles and links the probe's text with `tc`; the linked bytes.
-fn rebuild(tc: &Toolchain, p: &SmemProbe, dir: &Path) -> Result<Vec<u8>, String> {
-    let name = &p.plan.case;
-    let s = dir.join(format!("{name}.s"));
-    let o = dir.join(format!("{name}.o"));
-    let so = dir.join(format!("{name}.hsaco"));
-    std::fs::write(&s, &p.asm).map_err(|e| e.to_string())?;
-    let mut args = emit::asm::llvm_mc_args(&p.object);
-    args.extend([
-        s.display().to_string(),
-        "-o".into(),
-        o.display().to_string(),
-    ]);
-    run(&tc.mc, &args)?;
-    run(
-        &tc.lld,
-        &[
-            "-shared".into(),
-            o.display().to_string(),
-            "-o".into(),
-            so.display().to_string(),
-        ],
-    )?;
-    std::fs::read(&so).map_err(|e| e.to_string())
-}
-
-/// Every way `p` falls short of the toolchain and the oracle.
-fn problems(tcs: &[Toolchain], p: &SmemProbe, dir: &Path) -> Vec<String> {
-    let mut out = Vec::new();
-    let name = &p.plan.case;
-    // HSACO_PROBE_KEEP=DIR keeps gen's bytes and text to compare by hand.
-    if let Some(keep) = std::env::var_os("HSACO_PROBE_KEEP") {
-        let keep = Path::new(&keep);
-        let _ = std::fs::write(keep.join(format!("{name}.gen.hsaco")), &p.elf);
-        let _ = std::fs::write(keep.join(format!("{name}.s")), &p.asm);
-    }
-    let report = check_object(&p.elf);
-    for v in &report.violations {
-        if v.severity != Severity::Info {
-            out.push(format!("{name}: oracle: {} {}", v.rule.id, v.message));
-        }
-    }
-    for (k, at) in p.plan.patch_offsets.iter().enumerate() {
-        let at = *at as usize;
-        let got = p
-            .elf
-            .get(at..at + 4)
-            .map(|b| u32::from_le_bytes(b.try_into().unwrap()));
-        if got != Some(PATCH_PLACEHOLDER[k]) {
-            out.push(format!(
-                "{name}: patch site {k} at {at:#x} holds {got:x?}, not the placeholder"
-            ));
-        }
-    }
-    let kernel = p.plan.kernel.as_str();
-    let desc = report.kernels.first().and_then(|k| k.descriptor);
-    let t = target(&p.plan.target);
-    for tc in tcs {
-        let tool = tc.mc.display();
-        match rebuild(tc, p, dir) {
-            Err(e) => out.push(format!("{name}: {e}")),
-            Ok(bytes) if loaded_image(&bytes) != loaded_image(&p.elf) => {
-                let (ours, theirs) = (loaded_image(&p.elf), loaded_image(&bytes));
-                let first = ours
-                    .1
-                    .iter()
-                    .zip(&theirs.1)
-                    .find(|(a, b)| a != b)
-                    .map(|(a, b)| format!("gen {}\n  lld {}", a.0, b.0));
-                out.push(format!(
-                    "{name}: {tool} + lld load a different image: {}",
-                    first.unwrap_or_else(|| format!("{:?}\n  vs {:?}", ours.0, theirs.0))
-                ));
-            }
-            Ok(bytes) => {
-                let file = dir.join(format!("{name}.hsaco"));
-                std::fs::write(&file, &bytes).expect("write the rebuilt probe");
-                let decoded = objdump::decode(&tc.objdump, &file, &[kernel]);
-                match (decoded.get(kernel), desc) {
-                    (Some(Ok(dirs)), Some(d)) => {
-                        out.extend(objdump::mismatches(kernel, dirs, &d, t))
-                    }
-                    (other, _) => out.push(format!(
-                        "{name}: {} decodes {kernel}.kd as {other:?}",
-                        tc.objdump.display()
-                    )),
-                }
-            }
-        }
-    }
-    out
-}
-
 #[test]
 fn smem_probes_rebuild_to_the_same_bytes_and_are_clean() {
     let Some(tcs) = toolchains() else {
@@ -211,7 +94,18 @@ fn smem_probes_rebuild_to_the_same_bytes_and_are_clean() {
     );
     let bad: Vec<String> = probes
         .iter()
-        .flat_map(|p| problems(&tcs, p, dir.path()))
+        .flat_map(|p| {
+            let probe = Probe {
+                name: &p.plan.case,
+                object: &p.object,
+                elf: &p.elf,
+                asm: &p.asm,
+                kernel: &p.plan.kernel,
+                target: &p.plan.target,
+                patch_offsets: p.plan.patch_offsets,
+            };
+            problems(&tcs, &probe, dir.path())
+        })
         .collect();
     assert!(
         bad.is_empty(),

@@ -114,9 +114,7 @@ pub fn with_bytes<T>(
 mod tests {
     use super::*;
 
-    fn hex(b: &[u8]) -> String {
-        b.iter().map(|x| format!("{x:02x}")).collect()
-    }
+    use hsaco_oracle::hex::encode as hex;
 
     /// The stream is the original ChaCha20 key stream (64-bit nonce): the
     /// first vector is the published all-zero one; the others come from a

@@ -22,6 +22,7 @@ pub mod container;
 pub mod dispatch;
 pub mod elf;
 mod fasthash;
+pub mod hex;
 pub mod kd;
 pub mod kernel_code;
 pub mod layout;

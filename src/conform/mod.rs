@@ -178,27 +178,7 @@ pub fn bytes_line(bytes: &[u8]) -> String {
 pub mod hex_bytes {
     use serde::{Deserialize, Deserializer, Serializer};
 
-    /// Lowercase hex, two digits per byte.
-    pub fn encode(bytes: &[u8]) -> String {
-        const DIGITS: &[u8; 16] = b"0123456789abcdef";
-        let mut s = String::with_capacity(bytes.len() * 2);
-        for b in bytes {
-            s.push(char::from(DIGITS[usize::from(b >> 4)]));
-            s.push(char::from(DIGITS[usize::from(b & 15)]));
-        }
-        s
-    }
-
-    /// Parses [`encode`]'s output.
-    pub fn decode(s: &str) -> Option<Vec<u8>> {
-        if !s.len().is_multiple_of(2) {
-            return None;
-        }
-        (0..s.len())
-            .step_by(2)
-            .map(|k| u8::from_str_radix(s.get(k..k + 2)?, 16).ok())
-            .collect()
-    }
+    pub use hsaco_oracle::hex::{decode, encode};
 
     /// Serializes bytes as hex.
     pub fn serialize<S: Serializer>(bytes: &[u8], s: S) -> Result<S::Ok, S::Error> {

@@ -414,20 +414,12 @@ pub fn output_init_bytes(hex: &str) -> Result<Vec<u8>, CaseError> {
 /// The bytes of the plan's hex field `what`.
 fn hex_bytes(what: &str, hex: &str) -> Result<Vec<u8>, CaseError> {
     let hex = hex.trim();
-    if !hex.len().is_multiple_of(2) {
-        return Err(CaseError::Error(format!(
-            "{what} has an odd number of digits ({})",
+    hsaco_oracle::hex::decode(hex).ok_or_else(|| {
+        CaseError::Error(format!(
+            "{what} is not hex, two digits per byte ({} characters)",
             hex.len()
-        )));
-    }
-    (0..hex.len())
-        .step_by(2)
-        .map(|i| {
-            hex.get(i..i + 2)
-                .and_then(|d| u8::from_str_radix(d, 16).ok())
-                .ok_or_else(|| CaseError::Error(format!("{what}: bad digits at {i}")))
-        })
-        .collect()
+        ))
+    })
 }
 
 impl<'h> Harness<'h> {

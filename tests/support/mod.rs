@@ -14,6 +14,7 @@ pub mod elfedit;
 pub mod fixtures;
 pub mod mc;
 pub mod objdump;
+pub mod probe;
 pub mod rebuild;
 
 /// clang's arguments for an OpenCL 2.0 source compiled for AMDHSA without

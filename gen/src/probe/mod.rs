@@ -104,28 +104,69 @@ pub struct Probe {
     pub plan: Plan,
 }
 
-/// Code with the word indices of the two address literals.
-struct Code {
-    lines: Vec<String>,
-    words: Vec<u32>,
+/// A probe's code as it is written: assembler lines, their words, and
+/// the word indices of the two output-address literals.
+pub(crate) struct Code {
+    pub(crate) lines: Vec<String>,
+    pub(crate) words: Vec<u32>,
     patch: [usize; 2],
 }
 
+/// A probe's object: bytes, text, and the file offsets of the
+/// output-address literals.
+pub(crate) struct Written {
+    pub(crate) elf: Vec<u8>,
+    pub(crate) asm: String,
+    pub(crate) patch_offsets: [u64; 2],
+}
+
 impl Code {
-    fn push(&mut self, i: Inst, e: Enc, t: &Target) {
+    pub(crate) fn new() -> Code {
+        Code {
+            lines: Vec::new(),
+            words: Vec::new(),
+            patch: [0; 2],
+        }
+    }
+
+    pub(crate) fn push(&mut self, i: Inst, e: Enc, t: &Target) {
         self.lines.push(i.text(e, t));
         self.words.extend(i.encode(e));
+    }
+
+    /// Loads the output buffer's address into `s[first:first+1]` from the
+    /// two literals the harness patches ([`PATCH_PLACEHOLDER`]).
+    pub(crate) fn load_output_address(&mut self, first: u8, e: Enc, t: &Target) {
+        for (k, lit) in PATCH_PLACEHOLDER.into_iter().enumerate() {
+            // The literal is the dword after the s_mov_b32.
+            self.patch[k] = self.words.len() + 1;
+            self.push(Inst::Mov32(SDst::S(first + k as u8), Src::Lit(lit)), e, t);
+        }
+    }
+
+    /// Makes this the code of `co`'s first kernel and writes the object.
+    pub(crate) fn install(self, co: &mut CodeObject) -> Option<Written> {
+        let k = co.kernels.first_mut()?;
+        k.code = self.words;
+        k.text = self.lines;
+        let elf = crate::emit::elf_bytes(co);
+        let asm = crate::emit::asm::write(co);
+        let text_offset = {
+            let mut sink = Sink::new();
+            Elf::parse(&elf, &mut sink)?.section(".text")?.offset
+        };
+        Some(Written {
+            patch_offsets: self.patch.map(|w| text_offset + 4 * w as u64),
+            elf,
+            asm,
+        })
     }
 }
 
 /// The probe code for `t` in wave `lanes`, capturing `captured` SGPRs.
 fn probe_code(t: &Target, lanes: u32, captured: u16) -> Option<Code> {
     let e = Enc::of(t)?;
-    let mut c = Code {
-        lines: Vec::new(),
-        words: Vec::new(),
-        patch: [0; 2],
-    };
+    let mut c = Code::new();
     let wave64 = lanes == 64;
     let special = |s: Special, src: Src| Inst::WriteLane {
         vdst: SPECIAL_VGPR,
@@ -190,10 +231,7 @@ fn probe_code(t: &Target, lanes: u32, captured: u16) -> Option<Code> {
         c.push(i, e, t);
     };
     all(&mut c, -1);
-    for (k, p) in PATCH_PLACEHOLDER.into_iter().enumerate() {
-        c.patch[k] = c.words.len() + 1;
-        c.push(Inst::Mov32(SDst::S(k as u8), Src::Lit(p)), e, t);
-    }
+    c.load_output_address(0, e, t);
     c.push(Inst::VMov(ZERO_VGPR, Src::Int(0)), e, t);
     c.push(Inst::VMov(DATA_VGPR, Src::Int(1)), e, t);
     if e == Enc::Si {
@@ -349,15 +387,7 @@ pub fn sgpr_probe(entry: &SuiteEntry, name: &str) -> Option<Probe> {
     k.metadata.kernarg_segment_size = KERNARG_BYTES;
     k.metadata.sgpr_count = d.sgpr_count(&tc).into();
     k.metadata.vgpr_count = d.next_free_vgpr.into();
-    k.code = code.words;
-    k.text = code.lines;
-    let elf = crate::emit::elf_bytes(&co);
-    let asm = crate::emit::asm::write(&co);
-    let text_offset = {
-        let mut sink = Sink::new();
-        let parsed = Elf::parse(&elf, &mut sink)?;
-        parsed.section(".text")?.offset
-    };
+    let w = code.install(&mut co)?;
     let name_kernel = co.kernels.first()?.name.clone();
     let plan = Plan {
         case: name.to_owned(),
@@ -369,24 +399,20 @@ pub fn sgpr_probe(entry: &SuiteEntry, name: &str) -> Option<Probe> {
         captured_sgprs: captured,
         private_segment_size: PRIVATE_SEGMENT_SIZE,
         group_segment_size: 0,
-        kernarg_hex: hex(&kernarg_bytes()),
+        kernarg_hex: hsaco_oracle::hex::encode(&kernarg_bytes()),
         output_bytes: contract::HEADER_BYTES
             + SHAPE.max_waves(lanes) * contract::record_bytes(lanes),
-        patch_offsets: code.patch.map(|w| text_offset + 4 * w as u64),
+        patch_offsets: w.patch_offsets,
         kind: contract::Kind::Sgpr,
         output_init_hex: String::new(),
         output_init_offset: 0,
     };
     Some(Probe {
         object: co,
-        elf,
-        asm,
+        elf: w.elf,
+        asm: w.asm,
         plan,
     })
-}
-
-fn hex(b: &[u8]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect()
 }
 
 /// The SGPR probe a [`sgpr_probe_name`] names (`probe.sgpr.gfx90a.17`,

@@ -29,18 +29,16 @@
 //! `v0` (work-item ID X) is left alone.
 
 use super::isa::{Enc, Inst, SDst, Src};
-use super::PATCH_PLACEHOLDER;
+use super::Code;
 use crate::object::CodeObject;
 use crate::sgpr::{Enables, SuiteEntry};
 use crate::smem::{self, Constrained, Harness};
 use crate::target::Family;
-use hsaco_oracle::elf::Elf;
 use hsaco_oracle::probe::smem::{self as contract, Layout, Prediction, SmemPlan, Special, Value};
 use hsaco_oracle::probe::Shape;
 use hsaco_oracle::smem::exec::Step;
 use hsaco_oracle::smem::{Instruction, Offset, SmemGen};
 use hsaco_oracle::targets::Target;
-use hsaco_oracle::Sink;
 
 /// Lanes of the probe's one wave.
 pub const LANES: u32 = 64;
@@ -63,7 +61,7 @@ pub struct SmemProbe {
     pub constrained: Constrained,
     /// The model the object was written from.
     pub object: CodeObject,
-    /// The ELF bytes (the address literals hold [`PATCH_PLACEHOLDER`]).
+    /// The ELF bytes (the address literals hold [`super::PATCH_PLACEHOLDER`]).
     pub elf: Vec<u8>,
     /// The assembler text (`llvm-mc` plus `ld.lld -shared` give `elf`).
     pub asm: String,
@@ -117,19 +115,7 @@ impl SmemProbe {
     }
 }
 
-/// Code with the word indices of the two address literals.
-struct Code {
-    lines: Vec<String>,
-    words: Vec<u32>,
-    patch: [usize; 2],
-}
-
 impl Code {
-    fn push(&mut self, i: Inst, e: Enc, t: &Target) {
-        self.lines.push(i.text(e, t));
-        self.words.extend(i.encode(e));
-    }
-
     /// An SMEM instruction (encoded by the oracle's encoder).
     fn smem(&mut self, i: &Instruction) -> Option<()> {
         let w = hsaco_oracle::smem::encode(i).ok()?;
@@ -164,15 +150,8 @@ fn probe_code(t: &Target, c: &Constrained, layout: &Layout) -> Option<Code> {
     let e = Enc::of(t)?;
     let gen = c.stream.gen;
     let p = c.harness.sgprs;
-    let mut code = Code {
-        lines: Vec::new(),
-        words: Vec::new(),
-        patch: [0; 2],
-    };
-    for (k, lit) in PATCH_PLACEHOLDER.into_iter().enumerate() {
-        code.patch[k] = code.words.len() + 1;
-        code.push(Inst::Mov32(SDst::S(p + k as u8), Src::Lit(lit)), e, t);
-    }
+    let mut code = Code::new();
+    code.load_output_address(p, e, t);
     let data = u32::try_from(layout.data_offset()).ok()?;
     let mut low: Option<(u8, u32)> = None;
     for i in &c.init {
@@ -366,15 +345,7 @@ pub fn smem_probe(t: &'static Target, c: Constrained, name: &str) -> Option<Smem
     d.reserve_vcc = true;
     k.metadata.sgpr_count = d.sgpr_count(&tc).into();
     k.metadata.vgpr_count = d.next_free_vgpr.into();
-    k.code = code.words;
-    k.text = code.lines;
-    let elf = crate::emit::elf_bytes(&co);
-    let asm = crate::emit::asm::write(&co);
-    let text_offset = {
-        let mut sink = Sink::new();
-        let parsed = Elf::parse(&elf, &mut sink)?;
-        parsed.section(".text")?.offset
-    };
+    let w = code.install(&mut co)?;
     let kernel = co.kernels.first()?.name.clone();
     let mut steps = Vec::with_capacity(c.stream.steps.len() + 4);
     steps.push(Step::Other);
@@ -392,18 +363,15 @@ pub fn smem_probe(t: &'static Target, c: Constrained, name: &str) -> Option<Smem
         shape: SHAPE,
         layout,
         init: c.init.clone(),
-        data_hex: contract::initial_data(layout.data_bytes())
-            .iter()
-            .map(|x| format!("{x:02x}"))
-            .collect(),
+        data_hex: hsaco_oracle::hex::encode(&contract::initial_data(layout.data_bytes())),
         output_bytes: layout.output_bytes(),
-        patch_offsets: code.patch.map(|w| text_offset + 4 * w as u64),
+        patch_offsets: w.patch_offsets,
     };
     Some(SmemProbe {
         constrained: c,
         object: co,
-        elf,
-        asm,
+        elf: w.elf,
+        asm: w.asm,
         plan,
         steps,
     })
@@ -413,6 +381,7 @@ pub fn smem_probe(t: &'static Target, c: Constrained, name: &str) -> Option<Smem
 mod tests {
     use super::*;
     use crate::arbitrary::Unstructured;
+    use crate::probe::PATCH_PLACEHOLDER;
     use hsaco_oracle::targets;
 
     fn target(name: &str) -> &'static Target {
@@ -420,9 +389,7 @@ mod tests {
     }
 
     fn unhex(s: &str) -> Vec<u8> {
-        (0..s.len() / 2)
-            .map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).expect("hex"))
-            .collect()
+        hsaco_oracle::hex::decode(s).expect("hex")
     }
 
     /// The plan says what the probe does: placeholders at the patch sites,
