@@ -231,7 +231,7 @@ pub fn compare(bundle_dir: &Path, dumps: &Path) -> Result<RunResult, String> {
             .cells
             .entry((comparison_of(plan).to_owned(), peer.clone()))
             .or_default();
-        add(cell, &counts);
+        cell.merge(&counts);
         // One case showing the same key many times (a register wrong in
         // every wave) counts once.
         let mut seen = BTreeSet::new();
@@ -245,20 +245,6 @@ pub fn compare(bundle_dir: &Path, dumps: &Path) -> Result<RunResult, String> {
     r.findings = merged.into_values().collect();
     r.seconds = t0.elapsed().as_secs_f64();
     Ok(r)
-}
-
-fn add(cell: &mut Counts, c: &Counts) {
-    cell.compared += c.compared;
-    cell.same += c.same;
-    cell.different += c.different;
-    cell.not_comparable += c.not_comparable;
-    cell.crashed += c.crashed;
-    cell.timed_out += c.timed_out;
-    for (k, v) in &c.reasons {
-        if cell.reasons.len() < 8 || cell.reasons.contains_key(k) {
-            *cell.reasons.entry(k.clone()).or_default() += v;
-        }
-    }
 }
 
 /// The hardware signature in a finding's message: agent, product, ISA,

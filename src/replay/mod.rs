@@ -308,7 +308,8 @@ fn compared(dir: &Path, dumps: &Path) -> Result<crate::conform::engine::RunResul
 /// warning.
 fn reduce_findings(a: &ReplayArgs, r: &mut crate::conform::engine::RunResult, work: &Path) {
     use crate::conform::Input;
-    let quiet = ReplayArgs {
+    // Each step's bundle is run whole.
+    let step_args = ReplayArgs {
         shard: None,
         targets: Vec::new(),
         ..a.clone()
@@ -344,7 +345,7 @@ fn reduce_findings(a: &ReplayArgs, r: &mut crate::conform::engine::RunResult, wo
                     return None;
                 }
             }
-            if let Err(e) = run_bundle(&quiet, &bundle_dir, &dumps) {
+            if let Err(e) = run_bundle(&step_args, &bundle_dir, &dumps) {
                 problem = Some(match e {
                     Stop::Unavailable(m) | Stop::Error(m) => m,
                 });
