@@ -476,7 +476,7 @@ fn llvm_mc_descriptors() {
                 );
                 let declared = k.explicit_count.unwrap_or(k.implied);
                 assert_eq!(
-                    d.kd.user_sgpr_count(),
+                    d.kd.user_sgpr_count(target),
                     u32::from(declared),
                     "{cpu} {cov} {}: LLVM's USER_SGPR_COUNT",
                     k.name

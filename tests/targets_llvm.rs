@@ -575,34 +575,6 @@ declare i32 @llvm.amdgcn.workitem.id.x()
 /// (LLVM's `generic` model cannot select a global store).
 const EMPTY_IR: &str = "define amdgpu_kernel void @k() {\n  ret void\n}\n";
 
-/// A finding of a rule outside the target tables that objects of an
-/// installed LLVM are known to get: not a table disagreement, so this test
-/// lets it pass, and fails if it no longer occurs (so a fix elsewhere
-/// removes the entry).
-struct KnownElsewhere {
-    rule: &'static str,
-    llvm: u8,
-    applies: fn(&Target, CodeObjectVersion) -> bool,
-}
-
-/// Findings reported to their owners (see docs/errata.md, "Errata found
-/// while checking the target table against every installed LLVM").
-const KNOWN_ELSEWHERE: &[KnownElsewhere] = &[
-    // LLVM 19 GFX6 V5/V6: `.amdhsa_next_free_sgpr 8` with 10 user and 3
-    // work-group ID SGPRs enabled (GRANULATED_WAVEFRONT_SGPR_COUNT 0).
-    KnownElsewhere {
-        rule: "sgpr.allocation.too_small",
-        llvm: 19,
-        applies: |t, cov| t.generation == Generation::Gfx6 && cov >= CodeObjectVersion::V5,
-    },
-    // LLVM 22 GFX9 before gfx94x: 14 user + 3 system SGPRs, granule 0.
-    KnownElsewhere {
-        rule: "sgpr.allocation.too_small",
-        llvm: 22,
-        applies: |t, _| t.generation == Generation::Gfx9 && !t.architected_flat_scratch,
-    },
-];
-
 /// A feature request on the `llc` command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Request {
@@ -885,15 +857,14 @@ fn llvm_refused(stderr: &str, feature: Feature) -> bool {
         .any(|l| l.contains(&tag) && l.contains("does not support it"))
 }
 
-/// Compares one object with the tables; `known` collects the
-/// [`KNOWN_ELSEWHERE`] entries it hit.
+/// Compares one object with the tables (and wants no error or warning of
+/// any other rule either).
 fn compare_object(
     v: u8,
     job: &Job,
     stderr: &str,
     bytes: &[u8],
     (abi, flags): (u8, u32),
-    known: &mut [usize],
 ) -> Vec<String> {
     let mut bad = Vec::new();
     let what = format!(
@@ -1011,13 +982,7 @@ fn compare_object(
         if x.severity < Severity::Warning {
             continue;
         }
-        match KNOWN_ELSEWHERE
-            .iter()
-            .position(|k| k.rule == x.rule.id && k.llvm == v && (k.applies)(t, job.cov))
-        {
-            Some(k) => known[k] += 1,
-            None => bad.push(describe(&what, x)),
-        }
+        bad.push(describe(&what, x));
     }
     bad
 }
@@ -1027,7 +992,7 @@ fn describe(what: &str, x: &Violation) -> String {
 }
 
 /// Everything one installed LLVM says about processors, against the tables.
-fn check_llvm_version(v: u8, known: &mut [usize]) -> Option<Vec<String>> {
+fn check_llvm_version(v: u8) -> Option<Vec<String>> {
     let llc = llvm_tool(v, "llc")?;
     let readobj = llvm_tool(v, "llvm-readobj")?;
     let (amdgcn, r600) = match (cpu_list(&llc, "amdgcn"), cpu_list(&llc, "r600")) {
@@ -1082,7 +1047,7 @@ fn check_llvm_version(v: u8, known: &mut [usize]) -> Option<Vec<String>> {
             continue;
         };
         let bytes = std::fs::read(obj).expect("read object");
-        bad.extend(compare_object(v, job, stderr, &bytes, header, known));
+        bad.extend(compare_object(v, job, stderr, &bytes, header));
         match job.named {
             Named::Modelled(t) if t.name == job.name => modelled += 1,
             Named::Modelled(_) => aliases += 1,
@@ -1101,25 +1066,10 @@ fn check_llvm_version(v: u8, known: &mut [usize]) -> Option<Vec<String>> {
 
 #[test]
 fn every_installed_llvm_agrees_with_the_table() {
-    let mut known = vec![0usize; KNOWN_ELSEWHERE.len()];
     let mut bad = Vec::new();
-    let mut ran = Vec::new();
     for v in LLVM_VERSIONS {
-        if let Some(b) = check_llvm_version(v, &mut known) {
+        if let Some(b) = check_llvm_version(v) {
             bad.extend(b);
-            ran.push(v);
-        }
-    }
-    for (k, hits) in KNOWN_ELSEWHERE.iter().zip(&known) {
-        eprintln!(
-            "known elsewhere: {} on LLVM {}: {hits} objects",
-            k.rule, k.llvm
-        );
-        if *hits == 0 && ran.contains(&k.llvm) {
-            bad.push(format!(
-                "KNOWN_ELSEWHERE {} for LLVM {} no longer occurs: remove the entry",
-                k.rule, k.llvm
-            ));
         }
     }
     fail_with("installed LLVMs vs target tables", &bad);

@@ -223,8 +223,6 @@ macro_rules! shared_accessors {
             mem_ordered: bool = MEM_ORDERED;
             /// rsrc1 31 FWD_PROGRESS (GFX10+; reserved before).
             fwd_progress: bool = FWD_PROGRESS;
-            /// rsrc2 5:1 USER_SGPR_COUNT.
-            user_sgpr_count: u32 = USER_SGPR_COUNT;
             /// rsrc2 6 ENABLE_TRAP_HANDLER (GFX6-GFX11; should be 0).
             enable_trap_handler: bool = ENABLE_TRAP_HANDLER;
             /// rsrc2 7 ENABLE_SGPR_WORKGROUP_ID_X.
@@ -379,6 +377,12 @@ impl KernelDescriptor {
         kernarg_preload_offset: u32 = KERNARG_PRELOAD_SPEC_OFFSET;
     }
 
+    /// rsrc2 USER_SGPR_COUNT as `target` lays it out: bits 5:1, 6:1 on
+    /// GFX12.5.
+    pub fn user_sgpr_count(&self, target: &Target) -> u32 {
+        self.field(layout::user_sgpr_count_field(target))
+    }
+
     /// The first AGPR's unified VGPR index, `(ACCUM_OFFSET + 1) * 4`
     /// (gfx90a family).
     pub fn accum_offset(&self) -> u32 {
@@ -459,13 +463,15 @@ pub struct MetadataFacts {
 pub const SGPR_ENCODING_GRANULE: u32 = 8;
 
 /// VGPR encoding granule of GRANULATED_WORKITEM_VGPR_COUNT (LLVM
-/// `getVGPREncodingGranule`): 8 on the gfx90a family and in wave32, else 4.
+/// `getVGPREncodingGranule`), as the targets table gives it: 4 in wave64
+/// (8 on the gfx90a family and GFX12.5), 8 in wave32 (16 on GFX12.5).
 pub fn vgpr_encoding_granule(target: &Target, wave32: bool) -> u32 {
-    if target.accum_offset || wave32 {
-        8
+    let g = if wave32 {
+        target.vgpr_encoding_granule_wave32
     } else {
-        4
-    }
+        target.vgpr_encoding_granule_wave64
+    };
+    u32::from(g).max(1)
 }
 
 /// SGPR allocation granule of the hardware on GFX6-GFX9 (LLVM

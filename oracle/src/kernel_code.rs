@@ -618,6 +618,12 @@ impl KernelCode {
 
     crate::kd::shared_accessors!();
 
+    /// rsrc2 5:1 USER_SGPR_COUNT (code object V2 names no GFX12.5
+    /// processor, whose field is 6 bits).
+    pub fn user_sgpr_count(&self) -> u32 {
+        self.field(&crate::layout::USER_SGPR_COUNT)
+    }
+
     /// rsrc1 19:12 as LLVM's `.amd_kernel_code_t` lists it (`float_mode`):
     /// the four round and denorm mode fields together.
     pub fn float_mode(&self) -> u32 {

@@ -281,7 +281,10 @@ fn gfx11_on(t: &Target) -> bool {
     t.generation >= Generation::Gfx11
 }
 fn gfx12_5_on(t: &Target) -> bool {
-    t.generation >= Generation::Gfx12 && t.isa_version >= [12, 5, 0]
+    t.is_gfx12_5()
+}
+fn before_gfx12_5(t: &Target) -> bool {
+    !t.is_gfx12_5()
 }
 fn kernarg_preload(t: &Target) -> bool {
     t.kernarg_preload
@@ -376,11 +379,15 @@ fields! {
         Ok("system_sgpr_private_segment_wavefront_offset"),
         Printed::Directive("system_sgpr_private_segment_wavefront_offset"), Kernel,
         "scratch is used; without architected flat scratch also the wave offset SGPR (`.amdhsa_enable_private_segment` with it)");
-    USER_SGPR_COUNT = ("USER_SGPR_COUNT", "user_sgpr_count", Rsrc2, 1, 5, always,
+    USER_SGPR_COUNT = ("USER_SGPR_COUNT", "user_sgpr_count", Rsrc2, 1, 5, before_gfx12_5,
         Ok("user_sgpr_count"),
         Printed::Not("llvm-objdump prints the enables, not the count (errata: reassembly.user-sgpr-count-not-printed)"),
         Kernel, "user SGPRs CP sets up");
-    ENABLE_TRAP_HANDLER = ("ENABLE_TRAP_HANDLER", "enable_trap_handler", Rsrc2, 6, 1, always,
+    USER_SGPR_COUNT_GFX125 = ("USER_SGPR_COUNT", "user_sgpr_count", Rsrc2, 1, 6, gfx12_5_on,
+        Ok("user_sgpr_count"),
+        Printed::Not("llvm-objdump prints the enables, not the count (errata: reassembly.user-sgpr-count-not-printed)"),
+        Kernel, "user SGPRs CP sets up (6 bits on GFX12.5, which has up to 32)");
+    ENABLE_TRAP_HANDLER = ("ENABLE_TRAP_HANDLER", "enable_trap_handler", Rsrc2, 6, 1, before_gfx12_5,
         Err("CP sets it when a trap handler is installed; rule kd.rsrc2.trap_handler"),
         Printed::Not("no directive to print"), Kernel,
         "trap handler enabled (GFX6-GFX11)");
@@ -540,6 +547,15 @@ pub static WORKGROUP_IDS: [&BitField; 3] = [
     &ENABLE_SGPR_WORKGROUP_ID_Y,
     &ENABLE_SGPR_WORKGROUP_ID_Z,
 ];
+
+/// The USER_SGPR_COUNT row `target` defines: 5 bits, 6 on GFX12.5.
+pub fn user_sgpr_count_field(target: &Target) -> &'static BitField {
+    if (USER_SGPR_COUNT_GFX125.defined)(target) {
+        &USER_SGPR_COUNT_GFX125
+    } else {
+        &USER_SGPR_COUNT
+    }
+}
 
 /// The fields `target` defines in `word`.
 pub fn defined(word: Word, target: &Target) -> impl Iterator<Item = &'static BitField> + '_ {

@@ -47,9 +47,9 @@ crate::declare_rules! {
     VGPR_WORKITEM_ID_UNDEFINED = (Warning, "sgpr.vgpr_workitem_id.undefined",
         "ENABLE_VGPR_WORKITEM_ID is 0 (X), 1 (X, Y) or 2 (X, Y, Z); 3 is SYSTEM_VGPR_WORKITEM_ID_UNDEFINED.",
         "amdgpu-usage.rst: System VGPR Work-Item ID Enumeration Values");
-    ALLOCATION_TOO_SMALL = (Error, "sgpr.allocation.too_small",
-        "On GFX6-GFX9 the SGPRs the descriptor allocates hold all initial SGPRs (USER_SGPR_COUNT plus the system SGPRs); otherwise the hardware writes past the wave's allocation.",
-        "amdgpu-usage.rst: compute_pgm_rsrc1 GRANULATED_WAVEFRONT_SGPR_COUNT; LLVM PR 104743 (unused preloaded SGPRs counted in the allocation)");
+    ALLOCATION_TOO_SMALL = (Info, "sgpr.allocation.too_small",
+        "On GFX6-GFX9 the initial SGPRs (USER_SGPR_COUNT plus the system SGPRs) exceed the SGPRs GRANULATED_WAVEFRONT_SGPR_COUNT allocates. LLVM sizes the allocation from the SGPRs the code uses, and counts the user SGPRs only when kernel arguments are preloaded; firmware sets up implicit user and system SGPRs either way, so the code must only not read past its allocation.",
+        "LLVM AMDGPUAsmPrinter.cpp getSIProgramInfo (user SGPRs counted only with kernarg preload); LLVM PR 104743 and test amdhsa-kernarg-preload-num-sgprs.ll; docs/errata.md SGPR 1");
 }
 
 /// One run of initial SGPRs.
@@ -229,7 +229,7 @@ pub fn initial_state(kd: &KernelDescriptor, target: &Target) -> InitialState {
     }
     let implied = next;
     // USER_SGPR_COUNT is 5 bits.
-    let declared = kd.user_sgpr_count() as u16;
+    let declared = kd.user_sgpr_count(target) as u16;
     if declared > implied {
         sgprs.push(SgprSlot {
             name: "reserved_user_sgprs",

@@ -303,7 +303,8 @@ pub struct Target {
     /// offset system SGPR (`clang-19 -mcpu=gfx1100` pads USER_SGPR_COUNT
     /// to 13 next to bit 0 and the three work-group ID bits).
     pub architected_flat_scratch: bool,
-    /// Supports kernarg preloading into user SGPRs (gfx90a, gfx94x, gfx950).
+    /// Supports kernarg preloading into user SGPRs (gfx90a, gfx94x, gfx950,
+    /// GFX12.5).
     pub kernarg_preload: bool,
     /// Has scalar stores (GFX8, GFX9, gfx1010-1013).
     pub scalar_stores: bool,
@@ -320,7 +321,8 @@ pub struct Target {
     /// (VCC is separate).
     pub addressable_sgprs: u16,
     /// Number of architectural VGPRs (v0..) a wave can address: 256 on
-    /// every amdgcn processor. AGPRs are not included (see
+    /// every amdgcn processor but GFX12.5, whose wave32 waves address 1024
+    /// (512 in wave64). AGPRs are not included (see
     /// [`Target::max_descriptor_vgprs`]).
     pub addressable_vgprs: u16,
     /// Granule of GRANULATED_WAVEFRONT_SGPR_COUNT: the field holds
@@ -363,12 +365,14 @@ pub struct Target {
     /// (`clang-19 -mcpu=gfx1100` writes 13 where 6 are enabled, and 6 for
     /// a wave64 kernel).
     pub user_sgpr_init16_bug: bool,
-    /// Most user SGPRs the hardware initialises (16 on every amdgcn
-    /// processor here; the 5-bit USER_SGPR_COUNT field could say 31, and
-    /// `llvm-mc-19` accepts up to 31).
+    /// Most user SGPRs the hardware initialises: 16, and 32 on GFX12.5
+    /// (LLVM PR 192579; `llc-22 -mcpu=gfx1250` preloads 24 kernel-argument
+    /// dwords after 8 other user SGPRs). The 5-bit USER_SGPR_COUNT field
+    /// could say 31 (`llvm-mc-19` accepts up to 31), GFX12.5's 6-bit one 63.
     pub max_user_sgprs: u8,
     /// Most LDS (group segment) bytes one work-group can allocate:
-    /// 32 KiB on GFX6, 160 KiB on gfx950, 64 KiB elsewhere.
+    /// 32 KiB on GFX6, 160 KiB on gfx950, 320 KiB on GFX12.5, 64 KiB
+    /// elsewhere.
     pub lds_bytes: u32,
 }
 
@@ -523,6 +527,27 @@ impl Target {
         self
     }
 
+    /// Builder: GFX12.5 (gfx1250, gfx1251): xnack and sramecc (LLVM 22
+    /// writes both `e_flags` fields as "any"), no WGP mode (`llvm-mc-22`
+    /// refuses `.amdhsa_workgroup_processor_mode`: "directive unsupported
+    /// on gfx1250", and `llc-22` writes no `.workgroup_processor_mode`),
+    /// kernarg preload into up to 32 user SGPRs (USER_SGPR_COUNT grows to
+    /// bits 6:1), 1024 VGPRs in wave32 with a VGPR granule of 16 (8 in
+    /// wave64, where 512 is the most), and 320 KiB of LDS (`llc-22`:
+    /// "local memory (400000) exceeds limit (327680)").
+    const fn gfx12_5(mut self) -> Target {
+        self.xnack = true;
+        self.sramecc = true;
+        self.cumode = false;
+        self.kernarg_preload = true;
+        self.max_user_sgprs = 32;
+        self.addressable_vgprs = 1024;
+        self.vgpr_encoding_granule_wave32 = 16;
+        self.vgpr_encoding_granule_wave64 = 8;
+        self.lds_bytes = 327680;
+        self
+    }
+
     /// Builder: has separate AGPRs (gfx908).
     const fn with_agprs(mut self) -> Target {
         self.agprs = true;
@@ -595,6 +620,13 @@ impl Target {
             Feature::Sramecc => self.sramecc,
             Feature::Xnack => self.xnack,
         }
+    }
+
+    /// True for GFX12.5 (gfx1250, gfx1251: ISA version 12.5 and later of
+    /// GFX12), which adds descriptor fields (rsrc1 FLAT_SCRATCH_IS_NV,
+    /// rsrc3 NAMED_BAR_CNT, ...) and widens USER_SGPR_COUNT to 6 bits.
+    pub fn is_gfx12_5(&self) -> bool {
+        self.generation == Generation::Gfx12 && self.isa_version[1] >= 5
     }
 
     /// True if rsrc1 bit 21 is DX10_CLAMP and bit 23 IEEE_MODE (GFX6-11);
@@ -807,6 +839,9 @@ pub static TARGETS: &[Target] = &[
     Target::gcn("gfx1200", 0x48, Gfx12, [12, 0, 0])
         .in_generic(G12)
         .since_llvm(18),
+    Target::gcn("gfx1250", 0x49, Gfx12, [12, 5, 0])
+        .gfx12_5()
+        .since_llvm(21),
     Target::gcn("gfx1151", 0x4a, Gfx11, [11, 5, 1])
         .in_generic(G11)
         .since_llvm(17),
@@ -846,6 +881,9 @@ pub static TARGETS: &[Target] = &[
     Target::gcn(G12, 0x59, Gfx12, [12, 0, 0])
         .as_generic()
         .since_llvm(19),
+    Target::gcn("gfx1251", 0x5a, Gfx12, [12, 5, 1])
+        .gfx12_5()
+        .since_llvm(22),
     Target::gcn(G94, 0x5f, Gfx9, [9, 4, 2])
         .gfx94x()
         .as_generic()
@@ -886,10 +924,8 @@ pub static RETIRED: &[Target] = &[
 /// processors whose ABI facts (register limits, user SGPRs, features) the
 /// oracle does not know, so it cannot check their code objects in depth.
 pub static UNMODELLED: &[(u8, &str)] = &[
-    (0x49, "gfx1250"),
     (0x50, "gfx1310"),
     (0x57, "gfx1154"),
-    (0x5a, "gfx1251"),
     (0x5b, "gfx12-5-generic"),
     (0x5c, "gfx1172"),
     (0x5d, "gfx1170"),

@@ -47,8 +47,9 @@ fn unmodelled_machs_are_not_targets() {
         assert!(by_name(name).is_none());
         assert_eq!(unmodelled_name(name), Some(name));
     }
-    assert_eq!(unmodelled_mach(0x49), Some("gfx1250"));
-    assert_eq!(unmodelled_name("gfx1250"), Some("gfx1250"));
+    assert_eq!(unmodelled_mach(0x50), Some("gfx1310"));
+    assert_eq!(unmodelled_name("gfx1310"), Some("gfx1310"));
+    assert_eq!(unmodelled_name("gfx1250"), None);
     assert_eq!(unmodelled_name("gfx942"), None);
 }
 
@@ -238,9 +239,11 @@ fn feature_facts_follow_generation() {
             continue;
         }
         let g = t.generation;
+        let g125 = t.is_gfx12_5();
+        assert_eq!(g125, t.isa_version[..2] == [12, 5], "{}", t.name);
         assert!(t.wave64, "{}", t.name);
         assert_eq!(t.wave32, g >= Gfx10, "{}", t.name);
-        assert_eq!(t.cumode, g >= Gfx10, "{}", t.name);
+        assert_eq!(t.cumode, g >= Gfx10 && !g125, "{}", t.name);
         assert_eq!(t.vgpr_encoding_granule_wave32 != 0, t.wave32, "{}", t.name);
         assert_eq!(
             t.sgpr_encoding_granule,
@@ -248,9 +251,24 @@ fn feature_facts_follow_generation() {
             "{}",
             t.name
         );
-        assert_eq!(t.addressable_vgprs, 256, "{}", t.name);
-        assert_eq!(t.max_user_sgprs, 16, "{}", t.name);
-        assert_eq!(t.accum_offset, t.kernarg_preload, "{}", t.name);
+        assert_eq!(
+            t.addressable_vgprs,
+            if g125 { 1024 } else { 256 },
+            "{}",
+            t.name
+        );
+        assert_eq!(t.max_user_sgprs, if g125 { 32 } else { 16 }, "{}", t.name);
+        assert_eq!(t.accum_offset || g125, t.kernarg_preload, "{}", t.name);
+        assert_eq!(
+            t.vgpr_encoding_granule_wave32,
+            match (g >= Gfx10, g125) {
+                (false, _) => 0,
+                (true, false) => 8,
+                (true, true) => 16,
+            },
+            "{}",
+            t.name
+        );
         assert!(
             !t.accum_offset || (t.agprs && t.xnack && t.sramecc),
             "{}",
@@ -258,13 +276,17 @@ fn feature_facts_follow_generation() {
         );
         assert_eq!(
             t.vgpr_encoding_granule_wave64,
-            if t.accum_offset { 8 } else { 4 },
+            if t.accum_offset || g125 { 8 } else { 4 },
             "{}",
             t.name
         );
         assert_eq!(
             t.max_descriptor_vgprs(),
-            if t.accum_offset { 512 } else { 256 }
+            if t.accum_offset {
+                512
+            } else {
+                t.addressable_vgprs
+            }
         );
         let packed = t.accum_offset || g >= Gfx11;
         assert_eq!(
@@ -280,7 +302,9 @@ fn feature_facts_follow_generation() {
             "{}: every sramecc processor also has xnack",
             t.name
         );
-        assert!(!(t.xnack && g >= Gfx11), "{}", t.name);
+        // GFX11 and GFX12 have no xnack, but GFX12.5 does (LLVM 22 writes
+        // both e_flags fields of gfx1250 and gfx1251 as "any").
+        assert_eq!(t.xnack && g >= Gfx11, g125, "{}", t.name);
         let scalar = matches!(g, Gfx8 | Gfx9) || (g == Gfx10 && t.isa_version[1] == 1);
         assert_eq!(t.scalar_stores, scalar, "{}", t.name);
         assert_eq!(t.sgpr_init_bug, t.addressable_sgprs == 96, "{}", t.name);
@@ -308,6 +332,12 @@ fn spot_checks() {
     assert_eq!(t("gfx9-4-generic").mach, 0x5f);
     assert_eq!(t("gfx12-generic").mach, 0x59);
     assert_eq!(t("gfx1201").mach, 0x4e);
+    // llc-22: e_flags 0x549 for gfx1250 at V6 (xnack and sramecc "any").
+    assert_eq!(t("gfx1250").mach, 0x49);
+    assert_eq!(t("gfx1251").mach, 0x5a);
+    assert_eq!(t("gfx1250").feature_support(), (true, true));
+    assert_eq!(t("gfx1250").max_kernarg_preload_dwords(), 32);
+    assert_eq!(t("gfx1250").lds_bytes, 327680);
     assert_eq!(by_mach(0x2f).map(|t| t.name), Some("gfx906"));
     assert!(by_mach(0x27).is_none() && by_mach(0x00).is_none() && by_mach(0x11).is_none());
     assert_eq!(t("gfx906").feature_support(), (true, true));
@@ -338,7 +368,10 @@ fn spot_checks() {
         .filter(|t| !t.llvm19())
         .map(|t| t.name)
         .collect();
-    assert_eq!(llvm19_missing, ["gfx950", "gfx1153", "gfx9-4-generic"]);
+    assert_eq!(
+        llvm19_missing,
+        ["gfx1250", "gfx950", "gfx1153", "gfx1251", "gfx9-4-generic"]
+    );
     let llvm14_known = all_targets().filter(|t| t.known_to_llvm(14)).count();
     // 16 r600 processors and the 32 amdgcn ones of `llc-14 -mcpu=help`.
     assert_eq!(llvm14_known, 16 + 32);
@@ -395,10 +428,10 @@ fn e_flags_errors() {
         Ok("gfx941:sramecc-:xnack+".into())
     );
     assert_eq!(
-        TargetId::from_e_flags(0x49, V5),
+        TargetId::from_e_flags(0x50, V5),
         Err(EFlagsError::UnmodelledMach {
-            mach: 0x49,
-            name: "gfx1250"
+            mach: 0x50,
+            name: "gfx1310"
         })
     );
     assert_eq!(
@@ -555,10 +588,10 @@ fn parse_errors() {
         }
     );
     assert_eq!(
-        e("gfx1250:xnack+"),
-        TargetIdError::UnmodelledProcessor { name: "gfx1250" }
+        e("gfx1310:xnack+"),
+        TargetIdError::UnmodelledProcessor { name: "gfx1310" }
     );
-    assert!(e("gfx1251").to_string().contains("newer than"));
+    assert!(e("gfx1154").to_string().contains("newer than"));
     assert_eq!(
         TargetId::parse("amdgcn-amd-amdhsa--gfx941:sramecc+").map(|i| i.to_full_string()),
         Ok("amdgcn-amd-amdhsa--gfx941:sramecc+".into())

@@ -435,7 +435,7 @@ fn explain_change(
         // llvm-objdump does not print .amdhsa_user_sgpr_count: a count
         // above what the enable bits ask for is lost.
         let implied = u64::from(implied_user_sgprs(old));
-        return (new_value == implied && u64::from(old.user_sgpr_count()) > implied)
+        return (new_value == implied && u64::from(old.user_sgpr_count(target)) > implied)
             .then_some("reassembly:user-sgpr-count-not-printed");
     }
     if field == "compute_pgm_rsrc3.shared_vgpr_count"

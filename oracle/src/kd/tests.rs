@@ -641,7 +641,18 @@ fn bit_field_accessors() {
     assert_eq!(kd.float_round_mode_32(), 0);
     assert!(kd.enable_dx10_clamp() && kd.enable_ieee_mode() && !kd.fp16_ovfl());
     assert!(kd.enable_private_segment());
-    assert_eq!(kd.user_sgpr_count(), 12);
+    let gfx900 = crate::targets::by_name("gfx900").expect("gfx900");
+    assert_eq!(kd.user_sgpr_count(gfx900), 12);
+    // GFX12.5's field is 6 bits wide: bit 6 (the trap handler bit
+    // elsewhere) is its top bit. LLVM's amdhsa-kernarg-preload-num-sgprs.ll
+    // expects rsrc2 0x13c0 (32 user SGPRs) for gfx1250.
+    let gfx1250 = crate::targets::by_name("gfx1250").expect("gfx1250");
+    let wide = KernelDescriptor {
+        compute_pgm_rsrc2: 0x13c0,
+        ..Default::default()
+    };
+    assert_eq!(wide.user_sgpr_count(gfx1250), 32);
+    assert_eq!(wide.user_sgpr_count(gfx900), 0);
     assert!(
         kd.enable_sgpr_workgroup_id_x()
             && kd.enable_sgpr_workgroup_id_y()
@@ -916,14 +927,21 @@ mod layout_masks {
             if gen < Generation::Gfx10 {
                 r1 |= 0xE000_0000;
             }
+            // GFX12.5 defines bit 27, FLAT_SCRATCH_IS_NV.
+            if t.is_gfx12_5() {
+                r1 &= !(1 << 27);
+            }
             assert_eq!(reserved_mask(Word::Rsrc1, t), r1, "rsrc1 {}", t.name);
             let r2 = if gen < Generation::Gfx12 { 1 << 31 } else { 0 };
             assert_eq!(reserved_mask(Word::Rsrc2, t), r2, "rsrc2 {}", t.name);
             // ACCUM_OFFSET 5:0 and TG_SPLIT 16; SHARED_VGPR_COUNT 3:0;
             // GFX11 adds INST_PREF_SIZE 9:4, TRAP_ON_START/END 11:10 and
-            // IMAGE_OP 31; GFX12: INST_PREF_SIZE 11:4, GLG_EN 13, IMAGE_OP 31.
+            // IMAGE_OP 31; GFX12: INST_PREF_SIZE 11:4, GLG_EN 13, IMAGE_OP 31;
+            // GFX12.5 adds NAMED_BAR_CNT 16:14, ENABLE_DYNAMIC_VGPR 17,
+            // TCP_SPLIT 20:18 and ENABLE_DIDT_THROTTLE 21.
             let r3 = match (t.accum_offset, gen) {
                 (true, _) => !(0x3F | 1 << 16),
+                _ if t.is_gfx12_5() => !(0xFF0 | 1 << 13 | 0xFF << 14 | 1 << 31),
                 (_, Generation::Gfx10) => !0xF,
                 (_, Generation::Gfx11) => !(0xFFF | 1 << 31),
                 (_, Generation::Gfx12) => !(0xFF0 | 1 << 13 | 1 << 31),
