@@ -11,7 +11,6 @@
 use crate::input::{self, Bytes};
 use crate::report::{self, Options};
 use hsaco_oracle::check::{check_object_with, Detail};
-use hsaco_oracle::targets::TargetId;
 use hsaco_oracle::{container, elf, metadata, notes, symbols, Sink};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -419,10 +418,7 @@ fn phases(files: &[(PathBuf, Bytes)], repeat: u32, object_bytes: u64, objects: u
                 return;
             };
             let Some(cov) = e.cov else { return };
-            let ctx = metadata::Context {
-                cov,
-                target_id: TargetId::from_e_flags(e.header.flags, cov).ok(),
-            };
+            let ctx = metadata::Context::from_e_flags(cov, e.header.flags);
             for n in notes::read(&e, &mut sink)
                 .iter()
                 .filter(|n| n.name == "AMDGPU" && n.n_type == notes::NT_AMDGPU_METADATA)

@@ -271,7 +271,7 @@ fn check_object(readobj: &Path, file: &Path, label: &str) -> Metadata {
         target_id.is_some(),
         "{label}: e_flags {e_flags:#x} do not decode"
     );
-    let ctx = Context { cov, target_id };
+    let ctx = Context::from_e_flags(cov, e_flags);
     let notes = support::elfedit::Obj::new(elf.clone()).notes("AMDGPU", 32);
     assert_eq!(notes.len(), 1, "{label}: metadata notes");
     let (at, len) = notes[0];

@@ -33,6 +33,7 @@ use hsaco_oracle::{Severity, Violation};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use support::llc::cpu_list;
 
 /// One kernel with the default wave size and one forced to wave64.
 const KERNELS: &str = "\
@@ -629,34 +630,6 @@ fn classify(name: &str) -> Option<Named> {
         .iter()
         .find(|(_, n)| *n == name)
         .map(|&(m, n)| Named::Unmodelled(n, m))
-}
-
-/// The processor names of `llc -march=ARCH -mcpu=help` (printed on stderr
-/// between "Available CPUs" and "Available features").
-fn cpu_list(llc: &Path, arch: &str) -> Result<Vec<String>, String> {
-    let out = Command::new(llc)
-        .args([format!("-march={arch}"), "-mcpu=help".into()])
-        .stdin(Stdio::null())
-        .output()
-        .map_err(|e| format!("{}: {e}", llc.display()))?;
-    let text = String::from_utf8_lossy(&out.stderr);
-    let names: Vec<String> = text
-        .lines()
-        .skip_while(|l| !l.starts_with("Available CPUs"))
-        .skip(1)
-        .take_while(|l| !l.starts_with("Available features"))
-        .filter_map(|l| {
-            let (name, rest) = l.trim().split_once(' ')?;
-            rest.trim_start().starts_with('-').then(|| name.to_owned())
-        })
-        .collect();
-    if names.is_empty() {
-        return Err(format!(
-            "{} -march={arch} -mcpu=help listed no CPU",
-            llc.display()
-        ));
-    }
-    Ok(names)
 }
 
 /// The code object versions the differential test asks LLVM `v` for:

@@ -5,8 +5,8 @@
 //! [`DescriptorSpec`] holds one value per directive (plus the few
 //! descriptor bits no directive sets). [`DescriptorSpec::encode`] applies
 //! LLVM's rules for the derived fields: the granulated VGPR count
-//! (`getNumVGPRBlocks`: granule 8 on the gfx90a family and in wave32, else
-//! 4), the granulated SGPR count (`getNumSGPRBlocks` after adding the extra
+//! (`getNumVGPRBlocks`, the oracle's `kd::granulated_vgpr_count` over the
+//! targets table's granules), the granulated SGPR count (`getNumSGPRBlocks` after adding the extra
 //! SGPRs of `getNumExtraSGPRs`; 0 from GFX10; a fixed 96 SGPRs on
 //! processors with the SGPR init bug) and ACCUM_OFFSET. The assembler text
 //! emitter ([`crate::emit::asm`]) writes the same directives, so
@@ -16,7 +16,8 @@
 //! compute_pgm_rsrc1/2/3 tables; NOTES.md "Kernel descriptor"; LLVM
 //! `AMDGPUAsmParser.cpp` (ParseDirectiveAMDHSAKernel, calculateGPRBlocks)
 //! and `AMDGPUBaseInfo.cpp` (getNumExtraSGPRs), checked with llvm-mc-19
-//! (see docs/errata-gen.md for what differs from the documents).
+//! (see docs/errata.md, "Errata found while building the generators", for
+//! what differs from the documents).
 
 use crate::config::Config;
 use crate::sgpr::Enables;
@@ -72,7 +73,8 @@ pub struct DescriptorSpec {
     pub disable_perf: bool,
     /// `.amdhsa_fp16_overflow` (GFX9+).
     pub fp16_overflow: bool,
-    /// `.amdhsa_workgroup_processor_mode` (GFX10+).
+    /// `.amdhsa_workgroup_processor_mode` (GFX10+ but GFX12.5, whose
+    /// assembler refuses the directive).
     pub workgroup_processor_mode: bool,
     /// `.amdhsa_memory_ordered` (GFX10+).
     pub memory_ordered: bool,
@@ -129,16 +131,6 @@ pub fn has_reserve_flat_scratch(t: &Target) -> bool {
     t.generation >= Generation::Gfx7 && !t.architected_flat_scratch
 }
 
-/// The VGPR encoding granule: 8 on the gfx90a family and in wave32, else 4
-/// (LLVM `getVGPREncodingGranule`).
-pub fn vgpr_granule(t: &Target, wave32: bool) -> u32 {
-    if t.accum_offset || wave32 {
-        8
-    } else {
-        4
-    }
-}
-
 /// The most SGPRs LLVM accepts in `.amdhsa_next_free_sgpr` on `tc` with the
 /// given extra SGPRs: GFX6-7 and SGPR-init-bug processors count the extra
 /// SGPRs against the limit (104, 96), GFX8-9 do not (102), GFX10+ take 106.
@@ -179,7 +171,7 @@ impl DescriptorSpec {
             round_robin_scheduling: false,
             disable_perf: false,
             fp16_overflow: false,
-            workgroup_processor_mode: gen >= Generation::Gfx10,
+            workgroup_processor_mode: t.has_wgp_mode(),
             memory_ordered: gen >= Generation::Gfx10,
             forward_progress: false,
             tg_split: false,
@@ -227,27 +219,36 @@ impl DescriptorSpec {
         self.next_free_sgpr + self.extra_sgprs(tc)
     }
 
-    /// GRANULATED_WAVEFRONT_SGPR_COUNT as LLVM computes it.
+    /// GRANULATED_WAVEFRONT_SGPR_COUNT as LLVM computes it (the oracle's
+    /// formula; processors with the SGPR init bug always encode 96).
     pub fn granulated_sgpr_count(&self, tc: &TargetChoice) -> u32 {
         let t = tc.target();
-        if t.generation >= Generation::Gfx10 {
-            0
-        } else if t.sgpr_init_bug {
-            96 / 8 - 1
+        let sgprs = if t.sgpr_init_bug && t.generation < Generation::Gfx10 {
+            u32::from(t.addressable_sgprs)
         } else {
-            u32::from(self.sgpr_count(tc).max(1)).div_ceil(8) - 1
-        }
+            u32::from(self.sgpr_count(tc))
+        };
+        hsaco_oracle::kd::granulated_sgpr_count(t, sgprs)
     }
 
-    /// GRANULATED_WORKITEM_VGPR_COUNT as LLVM computes it.
+    /// GRANULATED_WORKITEM_VGPR_COUNT as LLVM computes it (the oracle's
+    /// formula over the table's granules).
     pub fn granulated_vgpr_count(&self, t: &Target) -> u32 {
-        let g = vgpr_granule(t, self.enables.is_wave32(t));
-        u32::from(self.next_free_vgpr.max(1)).div_ceil(g) - 1
+        hsaco_oracle::kd::granulated_vgpr_count(
+            t,
+            self.enables.is_wave32(t),
+            u32::from(self.next_free_vgpr),
+            0,
+        )
     }
 
     /// The VGPRs the descriptor allocates.
     pub fn allocated_vgprs(&self, t: &Target) -> u32 {
-        (self.granulated_vgpr_count(t) + 1) * vgpr_granule(t, self.enables.is_wave32(t))
+        hsaco_oracle::kd::max_vgprs_for_granulated(
+            t,
+            self.enables.is_wave32(t),
+            self.granulated_vgpr_count(t),
+        )
     }
 
     /// True if a field no LLVM directive sets is non-zero (the assembler
@@ -525,8 +526,10 @@ pub fn arbitrary_descriptor(
         if gen >= Generation::Gfx9 {
             d.fp16_overflow = u.arbitrary()?;
         }
-        if gen >= Generation::Gfx10 {
+        if t.has_wgp_mode() {
             d.workgroup_processor_mode = u.arbitrary()?;
+        }
+        if gen >= Generation::Gfx10 {
             d.memory_ordered = u.arbitrary()?;
             d.forward_progress = u.arbitrary()?;
         }

@@ -24,8 +24,25 @@ use hsaco_oracle::sgpr::{InitialState, SgprSlot, VgprSlot};
 use hsaco_oracle::targets::{Generation, Target, WorkItemIdLayout};
 use serde::Serialize;
 
-/// The most user SGPRs the hardware initialises.
-pub const MAX_USER_SGPRS: u16 = 16;
+/// User plus work-group SGPRs that LLVM pads USER_SGPR_COUNT to in wave32
+/// on processors with the GFX11 user SGPR init bug.
+const INIT16_BUG_SGPRS: u16 = 16;
+
+/// The most user SGPRs the hardware initialises on `target` (16; 32 on
+/// GFX12.5), from the targets table.
+pub fn max_user_sgprs(target: &Target) -> u16 {
+    u16::from(target.max_user_sgprs)
+}
+
+/// The wave sizes `target` has, as values of [`Enables::wave32`]: wave64
+/// first.
+pub fn wave_sizes(target: &Target) -> &'static [bool] {
+    match (target.wave64, target.wave32) {
+        (true, true) => &[false, true],
+        (false, true) => &[true],
+        _ => &[false],
+    }
+}
 
 /// The user SGPR enables in load order: name, kernel_code_properties bit,
 /// SGPR count.
@@ -126,7 +143,7 @@ impl Enables {
     pub fn user_sgpr_count(&self, target: &Target) -> u16 {
         let implied = self.implied_user_sgprs(target);
         if target.user_sgpr_init16_bug && self.is_wave32(target) {
-            implied.max(MAX_USER_SGPRS.saturating_sub(self.workgroup_sgprs()))
+            implied.max(INIT16_BUG_SGPRS.saturating_sub(self.workgroup_sgprs()))
         } else {
             implied
         }
@@ -158,7 +175,7 @@ impl Enables {
     /// compute_pgm_rsrc2 bits the enables set, USER_SGPR_COUNT included.
     pub fn rsrc2(&self, target: &Target) -> u32 {
         let mut r = l::ENABLE_PRIVATE_SEGMENT.set(0, u32::from(self.private_segment));
-        r = l::USER_SGPR_COUNT.set(r, u32::from(self.user_sgpr_count(target)));
+        r = l::user_sgpr_count_field(target).set(r, u32::from(self.user_sgpr_count(target)));
         for (k, f) in l::WORKGROUP_IDS.iter().enumerate() {
             r = f.set(r, u32::from(self.workgroup_ids >> k & 1));
         }
@@ -318,14 +335,14 @@ impl Enables {
 }
 
 /// The wave sizes `cfg` allows on `target`: `[false]` (wave64) before
-/// GFX10; on GFX10+ wave32 and/or wave64 as configured (wave64 if the
-/// configuration allows neither, since every processor has it).
+/// GFX10, `[true]` on GFX12.5 (wave32 only); elsewhere wave32 and/or
+/// wave64 as configured (wave64 if the configuration allows neither).
 pub fn wave32_choices(cfg: &Config, target: &Target) -> Vec<bool> {
     let mut v = Vec::new();
     if target.wave64 && (cfg.wave64 || !(cfg.wave32 && target.wave32)) {
         v.push(false);
     }
-    if target.wave32 && cfg.wave32 {
+    if target.wave32 && (cfg.wave32 || !target.wave64) {
         v.push(true);
     }
     v
@@ -333,7 +350,7 @@ pub fn wave32_choices(cfg: &Config, target: &Target) -> Vec<bool> {
 
 /// Draws enable bits for a kernel on `target` whose kernarg segment is
 /// `kernarg_size` bytes: only enables `cfg` allows and `target` has, at
-/// most 16 user SGPRs, and a preload inside the kernarg segment (only if
+/// most the target's user SGPRs (16; 32 on GFX12.5), and a preload inside the kernarg segment (only if
 /// `preload_ok`: LLVM 14, the V3 assembler, cannot preload).
 pub fn arbitrary_enables(
     u: &mut Unstructured<'_>,
@@ -366,7 +383,7 @@ pub fn arbitrary_enables(
         && dwords > 0
         && u.arbitrary::<bool>()?
     {
-        let room = MAX_USER_SGPRS - e.enabled_user_sgprs();
+        let room = max_user_sgprs(target) - e.enabled_user_sgprs();
         let max_len = u32::from(room)
             .min(dwords)
             .min(field_max(&l::KERNARG_PRELOAD_SPEC_LENGTH));
@@ -415,18 +432,14 @@ fn ser_target<S: serde::Serializer>(t: &&'static Target, s: S) -> Result<S::Ok, 
 
 /// Every enable combination of `family`, in a fixed order: each subset of
 /// the user SGPR enables the family has; each preload length that keeps
-/// the user SGPRs within 16 (families with kernarg preload; offset 0);
-/// private segment off and on; each of the eight work-group ID subsets;
-/// work-group info off and on; ENABLE_VGPR_WORKITEM_ID 0, 1, 2; and wave64
-/// and wave32 where the family has both.
+/// the user SGPRs within the target's limit (16, 32 on GFX12.5; families
+/// with kernarg preload; offset 0); private segment off and on; each of the
+/// eight work-group ID subsets; work-group info off and on;
+/// ENABLE_VGPR_WORKITEM_ID 0, 1, 2; and each wave size the family has.
 pub fn suite(family: Family) -> impl Iterator<Item = SuiteEntry> {
     let target = family.representative();
     let mask = supported_user_mask(target);
-    let waves: &'static [bool] = if target.wave32 {
-        &[false, true]
-    } else {
-        &[false]
-    };
+    let waves = wave_sizes(target);
     (0u8..=0x7f)
         .filter(move |u| u & !mask == 0)
         .flat_map(move |user| {
@@ -435,7 +448,7 @@ pub fn suite(family: Family) -> impl Iterator<Item = SuiteEntry> {
                 ..Enables::default()
             };
             let max_len = if target.kernarg_preload {
-                MAX_USER_SGPRS - base.enabled_user_sgprs()
+                max_user_sgprs(target) - base.enabled_user_sgprs()
             } else {
                 0
             };
@@ -497,14 +510,13 @@ pub fn suite_len(family: Family) -> usize {
                     user,
                     ..Enables::default()
                 };
-                usize::from(MAX_USER_SGPRS - e.enabled_user_sgprs()) + 1
+                usize::from(max_user_sgprs(target) - e.enabled_user_sgprs()) + 1
             } else {
                 1
             }
         })
         .sum();
-    let waves = if target.wave32 { 2 } else { 1 };
-    subsets * 2 * 8 * 2 * 3 * waves
+    subsets * 2 * 8 * 2 * 3 * wave_sizes(target).len()
 }
 
 #[cfg(test)]

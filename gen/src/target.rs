@@ -226,13 +226,16 @@ pub enum Family {
     Gfx11InitBug,
     /// Other GFX11 processors.
     Gfx11,
-    /// GFX12.
+    /// GFX12 before GFX12.5.
     Gfx12,
+    /// GFX12.5 (gfx1250, gfx1251): up to 32 user SGPRs with kernarg
+    /// preload, wave32 only.
+    Gfx125,
 }
 
 impl Family {
     /// Every family, oldest first.
-    pub const ALL: [Family; 10] = [
+    pub const ALL: [Family; 11] = [
         Family::Gfx6,
         Family::Gfx7,
         Family::Gfx8,
@@ -243,6 +246,7 @@ impl Family {
         Family::Gfx11InitBug,
         Family::Gfx11,
         Family::Gfx12,
+        Family::Gfx125,
     ];
 
     /// The family of `t` (`None` for r600-era processors).
@@ -258,12 +262,14 @@ impl Family {
             Generation::Gfx10 => Family::Gfx10,
             Generation::Gfx11 if t.user_sgpr_init16_bug => Family::Gfx11InitBug,
             Generation::Gfx11 => Family::Gfx11,
+            Generation::Gfx12 if t.is_gfx12_5() => Family::Gfx125,
             Generation::Gfx12 => Family::Gfx12,
         })
     }
 
-    /// The processor the SGPR suite uses for this family (one LLVM 19
-    /// knows, so the suite's objects can be checked against it).
+    /// The processor the SGPR suite uses for this family: one LLVM 19
+    /// knows, so the suite's objects can be checked against it, except for
+    /// GFX12.5, which only LLVM 21 and later know.
     pub fn representative(self) -> &'static Target {
         let name = match self {
             Family::Gfx6 => "gfx600",
@@ -276,6 +282,7 @@ impl Family {
             Family::Gfx11InitBug => "gfx1100",
             Family::Gfx11 => "gfx1151",
             Family::Gfx12 => "gfx1200",
+            Family::Gfx125 => "gfx1250",
         };
         targets::by_name(name).unwrap_or(&targets::TARGETS[0])
     }
@@ -293,6 +300,7 @@ impl Family {
             Family::Gfx11InitBug => "gfx11-init-bug",
             Family::Gfx11 => "gfx11",
             Family::Gfx12 => "gfx12",
+            Family::Gfx125 => "gfx125",
         }
     }
 }
@@ -315,8 +323,11 @@ mod tests {
             assert_eq!(r.kernarg_preload, t.kernarg_preload, "{}", t.name);
             assert_eq!(r.work_item_ids, t.work_item_ids, "{}", t.name);
             assert_eq!(r.wave32, t.wave32, "{}", t.name);
+            assert_eq!(r.wave64, t.wave64, "{}", t.name);
+            assert_eq!(r.max_user_sgprs, t.max_user_sgprs, "{}", t.name);
             assert_eq!(r.user_sgpr_init16_bug, t.user_sgpr_init16_bug, "{}", t.name);
-            assert!(r.llvm19());
+            assert!(r.llvm19() || f == Family::Gfx125, "{}", r.name);
+            assert!(r.known_to_llvm(22), "{}", r.name);
         }
         for t in LLVM14_TARGETS {
             assert!(targets::by_name(t).is_some(), "{t}");

@@ -367,9 +367,12 @@ fn sgpr_suite_matches_the_oracle() {
         assert_eq!(n, sgpr::suite_len(f), "{f:?}");
         total += n;
     }
-    // 6144 (gfx6) + 3 x 12288 (gfx7-9) + gfx90a + gfx94 + 24576 (gfx10) + 3 x 6144 (gfx11, gfx12).
-    let preload =
-        |subsets: &[u16]| subsets.iter().map(|&c| usize::from(17 - c)).sum::<usize>() * 96;
+    // 6144 (gfx6) + 3 x 12288 (gfx7-9) + gfx90a + gfx94 + 24576 (gfx10) +
+    // 3 x 6144 (gfx11, gfx12) + gfx125 (up to 32 user SGPRs, wave32 only).
+    let preload_within = |max: u16, subsets: &[u16]| {
+        subsets.iter().map(|&c| usize::from(max + 1 - c)).sum::<usize>() * 96
+    };
+    let preload = |subsets: &[u16]| preload_within(16, subsets);
     let sizes = |mask: u8| -> Vec<u16> {
         (0u8..=0x7f)
             .filter(|u| u & !mask == 0)
@@ -382,7 +385,12 @@ fn sgpr_suite_matches_the_oracle() {
             })
             .collect()
     };
-    let expected =
-        6144 + 3 * 12288 + preload(&sizes(0x7f)) + preload(&sizes(0x5e)) + 24576 + 3 * 6144;
+    let expected = 6144
+        + 3 * 12288
+        + preload(&sizes(0x7f))
+        + preload(&sizes(0x5e))
+        + 24576
+        + 3 * 6144
+        + preload_within(32, &sizes(0x5e));
     assert_eq!(total, expected);
 }

@@ -249,7 +249,8 @@ fn check_parsed(elf: &Elf, detail: Detail, sink: &mut Sink, report: &mut ObjectR
         check_v2(elf, target_id, &all_notes, detail, sink, report);
         return;
     }
-    let md = merge_metadata(&md_notes, cov, target_id, full, sink);
+    let ctx = metadata::Context::from_e_flags(cov, elf.header.flags);
+    let md = merge_metadata(&md_notes, ctx, full, sink);
     report.metadata_notes = md.notes;
     let md_kernels = md.kernels;
     let md_model = md.model;
@@ -398,12 +399,10 @@ struct Merged<'a> {
 
 fn merge_metadata<'a>(
     md_notes: &[&notes::Note<'a>],
-    cov: CodeObjectVersion,
-    target_id: Option<TargetId>,
+    ctx: metadata::Context,
     full: bool,
     sink: &mut Sink,
 ) -> Merged<'a> {
-    let ctx = metadata::Context { cov, target_id };
     let mut m = Merged {
         kernels: None,
         kernel_note: Vec::new(),
@@ -438,7 +437,7 @@ fn merge_metadata<'a>(
     }
     notes::check_merge(&roots, sink);
     let roots: Vec<notes::MetadataRoot> = roots.into_iter().map(|(_, r)| r).collect();
-    metadata::missing_target(&roots, cov, sink);
+    metadata::missing_target(&roots, ctx.cov, sink);
     m
 }
 

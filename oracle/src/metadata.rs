@@ -96,7 +96,7 @@ crate::declare_rules! {
         "amdhsa.target should be amdgcn-amd-amdhsa-- followed by a target ID the oracle knows (processor, then :feature+ or :feature- settings); a processor newer than the oracle's table is accepted unchecked.",
         "amdgpu-usage.rst: Target ID; NOTES.md: ELF header");
     TARGET_MISMATCH = (Error, "metadata.target.mismatch",
-        "amdhsa.target must name the same target ID as EF_AMDGPU_MACH and the feature bits of e_flags.",
+        "amdhsa.target must name the same target ID as EF_AMDGPU_MACH and the feature bits of e_flags (and the same processor where e_flags name none the oracle models, such as mach 0).",
         "NOTES.md: Metadata; llvm/lib/Target/AMDGPU/AMDGPUHSAMetadataStreamer.cpp (emitTargetID)");
     PRINTF_FORMAT = (Warning, "metadata.printf.format",
         "Each amdhsa.printf entry should read ID:N:S[0]:...:S[N-1]:FormatString with ID, N and the sizes as 32-bit decimal integers.",
@@ -179,6 +179,21 @@ pub struct Context {
     pub cov: CodeObjectVersion,
     /// Target ID decoded from `e_flags`, if the mach value is known.
     pub target_id: Option<TargetId>,
+    /// `EF_AMDGPU_MACH` of `e_flags`, decoded or not: `amdhsa.target` is
+    /// compared with it when it names no modelled processor (`llc`
+    /// without `-mcpu` writes 0 there and `gfx700` in the metadata).
+    pub mach: u8,
+}
+
+impl Context {
+    /// The context of an object whose ELF header holds `e_flags`.
+    pub fn from_e_flags(cov: CodeObjectVersion, e_flags: u32) -> Self {
+        Self {
+            cov,
+            target_id: TargetId::from_e_flags(e_flags, cov).ok(),
+            mach: (e_flags & crate::elf::raw::EF_AMDGPU_MACH) as u8,
+        }
+    }
 }
 
 /// Typed view of a metadata map. Keys with a value of the wrong kind are

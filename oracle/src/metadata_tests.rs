@@ -232,6 +232,7 @@ fn base(cov: CodeObjectVersion) -> Case {
         ctx: Context {
             cov,
             target_id: Some(gfx90a()),
+            mach: gfx90a().target.mach,
         },
         raw: None,
     }
@@ -492,7 +493,26 @@ fn mutations() -> Vec<(&'static str, &'static [&'static str], Mutation)> {
         }),
         ("metadata.target.mismatch", &[], |c| {
             // A valid processor newer than the table, e_flags gfx90a.
-            set(&mut c.doc, "amdhsa.target", s("amdgcn-amd-amdhsa--gfx1250"))
+            set(&mut c.doc, "amdhsa.target", s("amdgcn-amd-amdhsa--gfx1310"))
+        }),
+        ("metadata.target.mismatch", &[], |c| {
+            // `llc-22` without -mcpu: EF_AMDGPU_MACH 0, amdhsa.target gfx700.
+            c.ctx.target_id = None;
+            c.ctx.mach = 0;
+            set(&mut c.doc, "amdhsa.target", s("amdgcn-amd-amdhsa--gfx700"))
+        }),
+        ("metadata.target.mismatch", &[], |c| {
+            // e_flags name a processor newer than the table (gfx1310), the
+            // metadata a modelled one.
+            c.ctx.target_id = None;
+            c.ctx.mach = 0x50;
+            set(&mut c.doc, "amdhsa.target", s("amdgcn-amd-amdhsa--gfx90a"))
+        }),
+        ("metadata.target.mismatch", &[], |c| {
+            // Both newer than the table, and different.
+            c.ctx.target_id = None;
+            c.ctx.mach = 0x50;
+            set(&mut c.doc, "amdhsa.target", s("amdgcn-amd-amdhsa--gfx1154"))
         }),
         ("metadata.target.mismatch", &[], |c| {
             set(&mut c.doc, "amdhsa.target", s("amdgcn-amd-amdhsa--gfx908"))
@@ -665,18 +685,21 @@ fn every_rule_has_a_mutation() {
 
 #[test]
 fn targets_beyond_the_table_are_not_invalid() {
-    // LLVM 22 writes gfx1250 (mach 0x49, which the ELF check reports
-    // as unmodelled); the retired gfx940 is modelled.
-    for (target, elf) in [
-        ("amdgcn-amd-amdhsa--gfx1250:xnack-", None),
+    // LLVM trunk writes gfx1310 (mach 0x50, which the ELF check reports
+    // as unmodelled; the same processor in e_flags and metadata is no
+    // mismatch); the retired gfx940 is modelled.
+    for (target, elf, mach) in [
+        ("amdgcn-amd-amdhsa--gfx1310:xnack-", None, 0x50),
         (
             "amdgcn-amd-amdhsa--gfx940:sramecc+",
             TargetId::parse("gfx940:sramecc+").ok(),
+            0x40,
         ),
     ] {
         let mut c = base(CodeObjectVersion::V5);
         set(&mut c.doc, "amdhsa.target", s(target));
         c.ctx.target_id = elf;
+        c.ctx.mach = mach;
         let (sink, _) = run(&c);
         assert!(
             sink.violations.is_empty(),
@@ -866,7 +889,7 @@ proptest::proptest! {
 
     #[test]
     fn check_never_panics(bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..400)) {
-        let ctx = Context { cov: CodeObjectVersion::V5, target_id: None };
+        let ctx = Context { cov: CodeObjectVersion::V5, target_id: None, mach: 0 };
         let mut sink = Sink::new();
         let _ = check(&bytes, u64::MAX - 3, &ctx, &mut sink);
     }

@@ -288,7 +288,7 @@ pub struct Target {
     /// Supports wave32 (GFX10+). Where both sizes exist, wave32 is what
     /// clang uses unless told `-mwavefrontsize64`.
     pub wave32: bool,
-    /// Supports wave64 (every amdgcn processor).
+    /// Supports wave64 (every amdgcn processor but GFX12.5).
     pub wave64: bool,
     /// Has CU/WGP mode (`cumode` feature, GFX10+): rsrc1 WGP_MODE,
     /// MEM_ORDERED and FWD_PROGRESS exist.
@@ -527,7 +527,10 @@ impl Target {
         self
     }
 
-    /// Builder: GFX12.5 (gfx1250, gfx1251): xnack and sramecc (LLVM 22
+    /// Builder: GFX12.5 (gfx1250, gfx1251): wave32 only (`clang-22
+    /// -mwavefrontsize64` refuses: "option 'wavefrontsize64' cannot be
+    /// specified on this target"; `llvm-mc-22` still assembles a wave64
+    /// descriptor, errata GFX12.5 2), xnack and sramecc (LLVM 22
     /// writes both `e_flags` fields as "any"), no WGP mode (`llvm-mc-22`
     /// refuses `.amdhsa_workgroup_processor_mode`: "directive unsupported
     /// on gfx1250", and `llc-22` writes no `.workgroup_processor_mode`),
@@ -536,6 +539,7 @@ impl Target {
     /// wave64, where 512 is the most), and 320 KiB of LDS (`llc-22`:
     /// "local memory (400000) exceeds limit (327680)").
     const fn gfx12_5(mut self) -> Target {
+        self.wave64 = false;
         self.xnack = true;
         self.sramecc = true;
         self.cumode = false;

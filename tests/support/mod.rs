@@ -11,6 +11,7 @@ use std::path::PathBuf;
 
 pub mod ccob;
 pub mod elfedit;
+pub mod llc;
 pub mod fixtures;
 pub mod mc;
 pub mod objdump;

@@ -1,6 +1,7 @@
 //! Rebuilding a generated case's assembler text with the real toolchain:
-//! `llvm-mc` (19, or 14 for code object V3) and `ld.lld-19 -shared`, and
-//! reading back what a loader sees of the result.
+//! `llvm-mc` (19, or 14 for code object V3) and `ld.lld-19 -shared`, or
+//! `llvm-mc-22` and `ld.lld-22` for processors only LLVM 21 and later know
+//! (GFX12.5), and reading back what a loader sees of the result.
 
 use hsaco_gen::{emit, Case, Rebuild};
 use hsaco_oracle::elf::{Elf, SHF_ALLOC};
@@ -13,6 +14,8 @@ pub struct Tools {
     pub mc19: PathBuf,
     pub mc14: Option<PathBuf>,
     pub lld: PathBuf,
+    /// `llvm-mc-22` and `ld.lld-22`, for processors LLVM 19 does not know.
+    pub llvm22: Option<(PathBuf, PathBuf)>,
 }
 
 pub fn tools() -> Option<Tools> {
@@ -20,7 +23,13 @@ pub fn tools() -> Option<Tools> {
     let lld = super::require_tool("ld.lld-19")?;
     // llvm-mc-14 only rebuilds V3 cases; without it they are skipped.
     let mc14 = super::require_tool("llvm-mc-14");
-    Some(Tools { mc19, mc14, lld })
+    let llvm22 = super::require_tool("llvm-mc-22").zip(super::require_tool("ld.lld-22"));
+    Some(Tools {
+        mc19,
+        mc14,
+        lld,
+        llvm22,
+    })
 }
 
 /// The byte stream of a seed for these tests: the seed domain `test`
@@ -54,6 +63,18 @@ pub fn rebuild(tools: &Tools, case: &Case, dir: &Path) -> Result<Vec<u8>, String
         Rebuild::Llvm14 => tools.mc14.as_ref().ok_or("no llvm-mc-14")?,
         Rebuild::Unavailable => return Err("not rebuildable".into()),
     };
+    rebuild_with(mc, &tools.lld, case, dir)
+}
+
+/// Assembles `case.asm` with `llvm-mc-22` and links it with `ld.lld-22`,
+/// whatever LLVM the generator's `Rebuild` names: for processors LLVM 19
+/// does not know.
+pub fn rebuild_llvm22(tools: &Tools, case: &Case, dir: &Path) -> Result<Vec<u8>, String> {
+    let (mc, lld) = tools.llvm22.as_ref().ok_or("no llvm-mc-22 or ld.lld-22")?;
+    rebuild_with(mc, lld, case, dir)
+}
+
+fn rebuild_with(mc: &Path, lld: &Path, case: &Case, dir: &Path) -> Result<Vec<u8>, String> {
     let s = dir.join(format!("{}.s", case.id));
     let o = dir.join(format!("{}.o", case.id));
     let so = dir.join(format!("{}.hsaco", case.id));
@@ -64,7 +85,7 @@ pub fn rebuild(tools: &Tools, case: &Case, dir: &Path) -> Result<Vec<u8>, String
     args.push(o.to_string_lossy().into_owned());
     run(mc, &args)?;
     run(
-        &tools.lld,
+        lld,
         &[
             "-shared".into(),
             o.to_string_lossy().into_owned(),

@@ -120,7 +120,7 @@ fn directives(s: &mut String, tc: &TargetChoice, d: &DescriptorSpec) {
     w.line("group_segment_fixed_size", d.group_segment_fixed_size);
     w.line("private_segment_fixed_size", d.private_segment_fixed_size);
     w.line("kernarg_size", d.kernarg_size);
-    w.field(&l::USER_SGPR_COUNT);
+    w.field(l::user_sgpr_count_field(t));
     let [buffer, dispatch_ptr, queue_ptr, kernarg_ptr, dispatch_id, flat_scratch_init, private_size] =
         l::USER_SGPR_ENABLES;
     // Architected flat scratch has neither SGPRs, and no directive for them.
@@ -179,7 +179,16 @@ fn directives(s: &mut String, tc: &TargetChoice, d: &DescriptorSpec) {
         &l::ENABLE_IEEE_MODE,
         &l::FP16_OVFL,
         &l::TG_SPLIT,
-        &l::WGP_MODE,
+    ] {
+        w.field(f);
+    }
+    // GFX12.5 keeps the bit (AMDHSAKernelDescriptor.h: GFX10+) but
+    // llvm-mc-22 refuses the directive there ("directive unsupported on
+    // gfx1250").
+    if t.has_wgp_mode() {
+        w.field(&l::WGP_MODE);
+    }
+    for f in [
         &l::MEM_ORDERED,
         &l::FWD_PROGRESS,
     ] {

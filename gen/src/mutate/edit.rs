@@ -374,9 +374,10 @@ pub(super) fn refit_sgprs(co: &mut CodeObject, i: usize) {
 }
 
 /// The user SGPR limit with the GFX11 padding: enabled + preload must stay
-/// at most 16 to keep `sgpr.user_sgpr_count.limit` quiet.
+/// within the target's limit (16; 32 on GFX12.5) to keep
+/// `sgpr.user_sgpr_count.limit` quiet.
 pub(super) fn user_room(k: &Kernel, t: &Target) -> u16 {
-    16u16.saturating_sub(k.descriptor.enables.implied_user_sgprs(t))
+    crate::sgpr::max_user_sgprs(t).saturating_sub(k.descriptor.enables.implied_user_sgprs(t))
 }
 
 pub(super) type R = arbitrary::Result<Option<Out>>;

@@ -242,19 +242,21 @@ pub(super) fn set_preload(co: &mut CodeObject, i: usize, off: u16, len: u8) {
 }
 
 pub(super) fn kd_kernarg_preload_length(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
-    // More than 16 dwords; USER_SGPR_COUNT counts them (5 bits, so at
-    // most 31 user SGPRs), the SGPRs and the kernarg segment hold them.
+    // More dwords than the target has user SGPRs (16; 32 on GFX12.5);
+    // USER_SGPR_COUNT counts them (5 bits, 6 on GFX12.5), the SGPRs and
+    // the kernarg segment hold them.
     let t = c.t;
     if !t.kernarg_preload {
         return Ok(None);
     }
-    let most = field_max(&l::USER_SGPR_COUNT) as u16;
+    let over = crate::sgpr::max_user_sgprs(t) + 1;
+    let most = field_max(l::user_sgpr_count_field(t)) as u16;
     let room = |k: &Kernel| most.saturating_sub(k.descriptor.enables.enabled_user_sgprs());
-    let Some(i) = kernel_where(c.co, u, |k| room(k) >= 17)? else {
+    let Some(i) = kernel_where(c.co, u, |k| room(k) >= over)? else {
         return Ok(None);
     };
     let mut co = c.co.clone();
-    let len = int(u, 17u16, room(&co.kernels[i]))? as u8;
+    let len = int(u, over, room(&co.kernels[i]))? as u8;
     set_preload(&mut co, i, 0, len);
     let k = &mut co.kernels[i];
     let bytes = 4 * u32::from(len);
@@ -334,7 +336,9 @@ pub(super) fn kd_metadata_kernarg_segment_size(c: &Ctx<'_>, u: &mut Unstructured
 }
 
 pub(super) fn kd_metadata_wavefront_size(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
-    if c.t.generation < Generation::Gfx10 {
+    // Only where both sizes exist: elsewhere the other size is also a
+    // wave size the processor lacks (metadata.kernel.wavefront_size).
+    if !(c.t.wave32 && c.t.wave64) {
         return Ok(None);
     }
     let i = any_kernel(c.co, u)?;
@@ -562,7 +566,7 @@ pub(super) static MUTATORS: &[Mutator] = &[
     },
     Mutator {
         rule: &oracle::kd::KERNARG_PRELOAD_LENGTH,
-        how: "preload of 17 or more dwords, counted in USER_SGPR_COUNT",
+        how: "preload of more dwords than user SGPRs (17+; 33+ on GFX12.5), counted in USER_SGPR_COUNT",
         also: &[&oracle::sgpr::USER_SGPR_COUNT_LIMIT],
         asm: MutantAsm::Rejected,
         apply: kd_kernarg_preload_length,
@@ -597,7 +601,7 @@ pub(super) static MUTATORS: &[Mutator] = &[
     },
     Mutator {
         rule: &oracle::kd::METADATA_WAVEFRONT_SIZE,
-        how: "GFX10+: metadata .wavefront_size the other wave size",
+        how: "metadata .wavefront_size the other wave size (processors with both)",
         also: &[],
         asm: MutantAsm::Rebuilds,
         apply: kd_metadata_wavefront_size,

@@ -15,22 +15,23 @@ pub(super) fn sgpr_user_sgpr_count_too_small(c: &Ctx<'_>, u: &mut Unstructured<'
         |u, k| {
             let need = k.descriptor.enables.implied_user_sgprs(t);
             let n = u32::from(int(u, 0u16, need - 1)?);
-            Ok(Some(super::kd::set_field(&l::USER_SGPR_COUNT, n)))
+            Ok(Some(super::kd::set_field(l::user_sgpr_count_field(t), n)))
         },
     )
 }
 
 pub(super) fn sgpr_user_sgpr_count_limit(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
-    // 17 to 31 user SGPRs; on GFX6-GFX9 the SGPR allocation is raised to
-    // its maximum so it still holds them.
+    // 17 to 31 user SGPRs (33 to 63 on GFX12.5); on GFX6-GFX9 the SGPR
+    // allocation is raised to its maximum so it still holds them.
     let t = c.t;
+    let field = l::user_sgpr_count_field(t);
     let i = any_kernel(c.co, u)?;
-    let n = int(u, 17u32, field_max(&l::USER_SGPR_COUNT))?;
+    let n = int(u, u32::from(t.max_user_sgprs) + 1, field_max(field))?;
     let (k, _) = kernel_syms(c.co, i);
     let sgprs = &l::GRANULATED_WAVEFRONT_SGPR_COUNT;
     Ok(patch_case(c, |e| {
         kd_u32(e, &k, Word::Rsrc2.offset() as usize, |v| {
-            l::USER_SGPR_COUNT.set(v, n)
+            field.set(v, n)
         })?;
         if t.generation < Generation::Gfx10 {
             kd_u32(e, &k, Word::Rsrc1.offset() as usize, |v| v | sgprs.mask())?;
@@ -128,7 +129,7 @@ pub(super) static MUTATORS: &[Mutator] = &[
     },
     Mutator {
         rule: &oracle::sgpr::USER_SGPR_COUNT_LIMIT,
-        how: "USER_SGPR_COUNT 17-31 (GFX6-GFX9: allocation raised to hold them)",
+        how: "USER_SGPR_COUNT past the user SGPRs the target initialises (GFX6-GFX9: allocation raised to hold them)",
         also: &[&oracle::sgpr::USER_SGPR_COUNT_EXTRA],
         asm: MutantAsm::None,
         apply: sgpr_user_sgpr_count_limit,

@@ -181,6 +181,8 @@ impl<'a> Checker<'_, 'a> {
                             "amdhsa.target {t:?} names {name} but e_flags say {TARGET_PREFIX}{elf}"
                         ),
                     );
+                } else if crate::targets::unmodelled_mach(self.ctx.mach) != Some(name) {
+                    self.mach_mismatch(t, name, node);
                 }
                 return;
             }
@@ -189,15 +191,34 @@ impl<'a> Checker<'_, 'a> {
                 return;
             }
         };
-        if let Some(elf) = self.ctx.target_id {
-            if id != elf {
-                self.report(
-                    &TARGET_MISMATCH,
-                    node,
-                    format!("amdhsa.target {t:?} but e_flags say {TARGET_PREFIX}{elf}"),
-                );
-            }
+        match self.ctx.target_id {
+            Some(elf) if id != elf => self.report(
+                &TARGET_MISMATCH,
+                node,
+                format!("amdhsa.target {t:?} but e_flags say {TARGET_PREFIX}{elf}"),
+            ),
+            Some(_) => {}
+            None => self.mach_mismatch(t, id.target.name, node),
         }
+    }
+
+    /// `amdhsa.target` names `processor` while `e_flags` name no processor
+    /// the oracle models: the processors differ (EF_AMDGPU_MACH 0, or a
+    /// mach value that is not `processor`'s).
+    fn mach_mismatch(&mut self, t: &str, processor: &str, node: Option<Node>) {
+        let mach = self.ctx.mach;
+        let elf = match mach {
+            0 => "0 (EF_AMDGPU_MACH_NONE), no processor".to_owned(),
+            m => match crate::targets::unmodelled_mach(m) {
+                Some(n) => format!("{m:#x} ({n})"),
+                None => format!("{m:#x}, no processor the oracle knows"),
+            },
+        };
+        self.report(
+            &TARGET_MISMATCH,
+            node,
+            format!("amdhsa.target {t:?} names {processor}, but EF_AMDGPU_MACH is {elf}"),
+        );
     }
 
     /// Checks one kernel map; leaves its arguments in `args` (reused

@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::kd::field_max;
-use crate::sgpr::{supported_user_mask, MAX_USER_SGPRS};
+use crate::sgpr::{max_user_sgprs, supported_user_mask};
 
 /// Sets the code_properties bits `grid` (bits 7-9) and `user` (0-6) of a
 /// drawn kernel's amd_kernel_code_t, USER_SGPR_COUNT to `declared` (or
@@ -27,7 +27,7 @@ fn with_grid(
     if !ok(u32::from(implied)) {
         return Ok(None);
     }
-    let declared = u32::from(implied.min(MAX_USER_SGPRS));
+    let declared = u32::from(implied.min(max_user_sgprs(t)));
     h.compute_pgm_rsrc2 = l::USER_SGPR_COUNT.set(h.compute_pgm_rsrc2, declared);
     let total = u32::from(hsaco_oracle::sgpr::v2::initial_state(&h, t).total_sgprs());
     while h.allocated_sgprs(t).is_some_and(|a| a < total) {
