@@ -73,10 +73,11 @@ Every file is written under a temporary name and renamed, so an
 interrupted run leaves no half-written file (and no manifest).
 
 The whole SGPR-enable suite (--suite): every enable combination of each
-SGPR family of --targets (all ten families by default: 241,152 entries,
-about 2.1 GB; gfx90a alone is 116,736), named sgpr-FAMILY-POSITION in
-suite order, each with its layout in the manifest; seed 0, and run.json
-lists the families with their processors and entry counts.
+SGPR family of --targets (all eleven families by default: 328,704
+entries, about 2.9 GB on disk; gfx90a alone is 116,736, gfx125 87,552),
+named sgpr-FAMILY-POSITION in suite order, each with its layout in the
+manifest; seed 0, and run.json lists the families with their processors
+and entry counts.
 
 Configuration: knob defaults, then --config FILE (JSON, or TOML when the
 name ends in .toml; absent knobs keep their defaults), then --targets,

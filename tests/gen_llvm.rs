@@ -205,9 +205,11 @@ fn gfx12_5_cases_rebuild_identically_with_llvm22() {
             let mut u = Unstructured::new(&bytes);
             let mut c = hsaco_gen::valid_case(&mut u, &cfg, format!("seed{seed}")).ok()?;
             c.seed = Some(seed);
-            let expressible = c.object.kernels.iter().all(|k| {
-                !k.descriptor.uses_fields_without_directives()
-            });
+            let expressible = c
+                .object
+                .kernels
+                .iter()
+                .all(|k| !k.descriptor.uses_fields_without_directives());
             expressible.then_some(c)
         })
         .collect();

@@ -1,29 +1,33 @@
-//! The descriptor layout table against llvm-objdump-22 on processors the
-//! oracle does not model yet: every bit field a newer processor adds over
-//! its generation (a row its `defined` holds for and not for the
-//! generation's modelled processor) is where llvm-objdump-22 reads it, and
-//! is printed under the row's name. A field row added to
-//! `oracle/src/layout.rs` for such a processor is tested here without a
-//! line of its own.
+//! The descriptor layout table against LLVM 22 on processors that add
+//! fields to their generation (GFX12.5 over gfx1200): every bit field the
+//! newer processor defines and the generation's first does not (a row its
+//! `defined` holds for and not for the other) is where llvm-objdump-22
+//! reads it, and is printed under the row's name; a row llvm-objdump does
+//! not print (USER_SGPR_COUNT) is where llvm-mc-22 writes its directive's
+//! value. A field row added to `oracle/src/layout.rs` for such a processor
+//! is tested here without a line of its own.
 
 mod support;
 
 use hsaco_oracle::elf::{read_header, read_sections};
-use hsaco_oracle::layout::{self, BitField, Printed, Word};
-use hsaco_oracle::targets::{by_name, Generation, Target};
+use hsaco_oracle::kd::KernelDescriptor;
+use hsaco_oracle::layout::{self, BitField, Printed, Word, KD_SIZE};
+use hsaco_oracle::targets::by_name;
 use std::path::Path;
 use std::process::Command;
 
-/// Processors LLVM 22 knows that the oracle does not model, as the target
-/// the row predicates see, and the modelled processor of their generation.
-const NEWER: &[(Target, &str)] = &[(
-    Target::gcn("gfx1250", 0x49, Generation::Gfx12, [12, 5, 0]),
-    "gfx1200",
-)];
+/// Processors that add fields to their generation, and the generation's
+/// first processor.
+const NEWER: &[(&str, &str)] = &[("gfx1250", "gfx1200"), ("gfx1251", "gfx1200")];
 
 /// A relocatable object with one minimal kernel, by llvm-mc-22, and the
 /// file offset of its descriptor.
 fn object(mc: &Path, dir: &Path, cpu: &str) -> (Vec<u8>, usize) {
+    object_with(mc, dir, cpu, "")
+}
+
+/// [`object`] with more `.amdhsa_*` directives in the kernel block.
+fn object_with(mc: &Path, dir: &Path, cpu: &str, directives: &str) -> (Vec<u8>, usize) {
     let src = dir.join(format!("{cpu}.s"));
     let obj = dir.join(format!("{cpu}.o"));
     std::fs::write(
@@ -31,7 +35,7 @@ fn object(mc: &Path, dir: &Path, cpu: &str) -> (Vec<u8>, usize) {
         format!(
             ".amdgcn_target \"amdgcn-amd-amdhsa--{cpu}\"\n.amdhsa_code_object_version 6\n\
              .text\nk:\n s_endpgm\n.rodata\n.p2align 6\n.amdhsa_kernel k\n\
-             .amdhsa_next_free_vgpr 4\n.amdhsa_next_free_sgpr 8\n.end_amdhsa_kernel\n"
+             .amdhsa_next_free_vgpr 4\n.amdhsa_next_free_sgpr 8\n{directives}.end_amdhsa_kernel\n"
         ),
     )
     .expect("write source");
@@ -94,6 +98,7 @@ fn fields_newer_processors_add_are_where_llvm_objdump_22_reads_them() {
     let d = tempfile::tempdir().expect("tmp");
     let mut checked = 0;
     for (newer, base) in NEWER {
+        let newer = by_name(newer).expect("modelled processor");
         let base = by_name(base).expect("modelled processor");
         let added: Vec<&BitField> = layout::FIELDS
             .iter()
@@ -106,9 +111,36 @@ fn fields_newer_processors_add_are_where_llvm_objdump_22_reads_them() {
         std::fs::write(&path, &bytes).expect("write");
         let before = printed(&objdump, &path).expect("the unchanged object");
         for f in added {
-            let name = match f.printed {
-                Printed::Directive(n) | Printed::Comment(n) => n,
-                Printed::Not(why) => panic!("{}: not printed ({why})", f.name),
+            let name = match (f.printed, f.directive) {
+                (Printed::Directive(n) | Printed::Comment(n), _) => n,
+                (Printed::Not(_), Ok(directive)) => {
+                    // Not printed: the assembler writes the directive's
+                    // value where the row says.
+                    let max = (1u32 << f.width) - 1;
+                    for value in [1, max] {
+                        let (b, kd) = object_with(
+                            &mc,
+                            d.path(),
+                            newer.name,
+                            &format!(".amdhsa_{directive} {value}\n"),
+                        );
+                        let bytes: &[u8; KD_SIZE] =
+                            b[kd..kd + KD_SIZE].try_into().expect("64 bytes");
+                        let desc = KernelDescriptor::parse(bytes);
+                        assert_eq!(
+                            desc.field(f),
+                            value,
+                            "{} {}: .amdhsa_{directive} {value}",
+                            newer.name,
+                            f.name
+                        );
+                        checked += 1;
+                    }
+                    continue;
+                }
+                (Printed::Not(why), Err(_)) => {
+                    panic!("{}: neither printed nor set ({why})", f.name)
+                }
             };
             let at = kd + usize::try_from(f.word.offset()).expect("small offset");
             let max = (1u32 << f.width) - 1;

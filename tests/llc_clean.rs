@@ -208,7 +208,10 @@ fn check_release(tools: &Tools, known: &[AtomicUsize]) -> (usize, Vec<String>) {
         Err(e) => return (0, vec![e]),
     };
     let mut jobs = Vec::new();
-    for cpu in cpus.iter().filter(|c| !NOT_PROCESSORS.contains(&c.as_str())) {
+    for cpu in cpus
+        .iter()
+        .filter(|c| !NOT_PROCESSORS.contains(&c.as_str()))
+    {
         if targets::by_name_or_alias(cpu).is_none() {
             bad.push(format!(
                 "LLVM {} lists {cpu}, which the oracle does not model",

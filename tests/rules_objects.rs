@@ -139,9 +139,10 @@ pub const MUTATIONS: &[(&str, Base, Mutate)] = &[
         o.set_u32(48, (f & !0xff) | 0x40)
     }),
     ("elf.e_flags.mach_unmodelled", Base::Gfx90aV5, |o| {
-        // 0x49 is gfx1250, which current LLVM knows and the table does not.
+        // 0x50 is gfx1310, which LLVM's main branch knows and the table
+        // does not.
         let f = o.u32(48);
-        o.set_u32(48, (f & !0xff) | 0x49)
+        o.set_u32(48, (f & !0xff) | 0x50)
     }),
     ("elf.e_flags.reserved", Base::Gfx90aV5, |o| {
         let f = o.u32(48);

@@ -370,7 +370,11 @@ fn sgpr_suite_matches_the_oracle() {
     // 6144 (gfx6) + 3 x 12288 (gfx7-9) + gfx90a + gfx94 + 24576 (gfx10) +
     // 3 x 6144 (gfx11, gfx12) + gfx125 (up to 32 user SGPRs, wave32 only).
     let preload_within = |max: u16, subsets: &[u16]| {
-        subsets.iter().map(|&c| usize::from(max + 1 - c)).sum::<usize>() * 96
+        subsets
+            .iter()
+            .map(|&c| usize::from(max + 1 - c))
+            .sum::<usize>()
+            * 96
     };
     let preload = |subsets: &[u16]| preload_within(16, subsets);
     let sizes = |mask: u8| -> Vec<u16> {

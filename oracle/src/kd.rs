@@ -79,15 +79,15 @@ crate::declare_rules! {
         "AMDHSAKernelDescriptor.h; AMDGPUDisassembler.cpp; NOTES.md: Kernel descriptor");
     PROPERTIES_WAVEFRONT_SIZE32 = (Error, "kd.properties.wavefront_size32",
         "ENABLE_WAVEFRONT_SIZE32 is 0 before GFX10, and otherwise selects a wave size the target supports.",
-        "amdgpu-usage.rst: Kernel Descriptor; AMDGPUAsmParser.cpp (directive requires gfx10+)");
+        "amdgpu-usage.rst: Kernel Descriptor; AMDGPUAsmParser.cpp (directive requires gfx10+); clang-22 (wavefrontsize64 cannot be specified on gfx1250); docs/errata.md GFX12.5 2");
     PROPERTIES_USES_DYNAMIC_STACK = (Info, "kd.properties.uses_dynamic_stack",
         "USES_DYNAMIC_STACK (bit 11) is defined from code object V5; clang-19 also sets it in V4 objects, where readers ignore it.",
         "AMDGPUDisassembler.cpp (printed only for COV5+); observed with clang-19 -mcode-object-version=4");
     KERNARG_PRELOAD_UNSUPPORTED = (Error, "kd.kernarg_preload.unsupported",
-        "kernarg_preload is 0 on targets without kernarg preloading (only gfx90a, gfx94x, gfx950 have it).",
+        "kernarg_preload is 0 on targets without kernarg preloading (only gfx90a, gfx94x, gfx950 and GFX12.5 have it).",
         "AMDGPUAsmParser.cpp (directive requires gfx90a+); NOTES.md: Kernel descriptor");
     KERNARG_PRELOAD_LENGTH = (Error, "kd.kernarg_preload.length",
-        "KERNARG_PRELOAD_SPEC_LENGTH is at most 16 (the number of user SGPRs).",
+        "KERNARG_PRELOAD_SPEC_LENGTH is at most the number of user SGPRs (16; 32 on GFX12.5).",
         "AMDGPUAsmParser.cpp (value out of range); amdgpu-usage.rst: Preloaded Kernel Arguments");
     KERNARG_PRELOAD_EXCEEDS_KERNARG_SIZE = (Error, "kd.kernarg_preload.exceeds_kernarg_size",
         "When kernarg_size is given (non-zero), the preloaded dwords (offset + length) lie within it.",

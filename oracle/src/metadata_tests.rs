@@ -690,6 +690,9 @@ fn targets_beyond_the_table_are_not_invalid() {
     // mismatch); the retired gfx940 is modelled.
     for (target, elf, mach) in [
         ("amdgcn-amd-amdhsa--gfx1310:xnack-", None, 0x50),
+        // e_flags whose feature fields do not decode (the ELF check says
+        // so): the same processor is no mismatch.
+        ("amdgcn-amd-amdhsa--gfx90a", None, 0x3f),
         (
             "amdgcn-amd-amdhsa--gfx940:sramecc+",
             TargetId::parse("gfx940:sramecc+").ok(),

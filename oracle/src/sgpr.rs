@@ -36,8 +36,8 @@ crate::declare_rules! {
         "USER_SGPR_COUNT exceeds the user SGPRs the enables imply; the extra SGPRs carry no defined value (LLVM pads to 16 user + work-group SGPRs on targets with the user SGPR init bug, e.g. gfx1100, and .amdhsa_user_sgpr_count may request more).",
         "AMDGPUAsmParser.cpp (.amdhsa_user_sgpr_count); observed with clang-19 for gfx1100 and gfx11-generic");
     USER_SGPR_COUNT_LIMIT = (Warning, "sgpr.user_sgpr_count.limit",
-        "At most 16 user SGPRs are requested (by USER_SGPR_COUNT or by the enables and preload): the hardware initializes only the first 16.",
-        "amdgpu-usage.rst: Initial Kernel Execution State; AMDGPUBaseInfo.cpp (getMaxNumUserSGPRs is 16)");
+        "At most 16 user SGPRs (32 on GFX12.5) are requested (by USER_SGPR_COUNT or by the enables and preload): the hardware initializes only that many.",
+        "amdgpu-usage.rst: Initial Kernel Execution State; AMDGPUBaseInfo.cpp (getMaxNumUserSGPRs is 16; 32 on GFX12.5, LLVM PR 192579)");
     PRIVATE_SEGMENT_BUFFER_UNSUPPORTED = (Warning, "sgpr.private_segment_buffer.unsupported",
         "Targets with architected flat scratch (gfx94x, GFX11, GFX12) have no private segment buffer user SGPRs; LLVM's assembler rejects the enable there.",
         "amdgpu-usage.rst (current): Private Segment Buffer; AMDGPUAsmParser.cpp (directive is not supported with architected flat scratch)");

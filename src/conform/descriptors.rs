@@ -42,8 +42,12 @@ pub fn oracle_value(desc: &KernelDescriptor, target: &Target, d: &str) -> Option
         "next_free_sgpr" => {
             kd::max_sgprs_for_granulated(target, desc.granulated_wavefront_sgpr_count()).into()
         }
-        // Not recoverable from a descriptor: the decoder prints 0.
-        "reserve_vcc" | "reserve_flat_scratch" | "reserve_xnack_mask" => 0,
+        // Not recoverable from a descriptor: the decoder prints 0, and
+        // llvm-objdump-22 prints `.amdhsa_reserve_xnack_mask 1` for every
+        // GFX12.5 descriptor, whatever the xnack setting (gfx1250,
+        // gfx1250:xnack-, gfx1250:xnack+ alike).
+        "reserve_xnack_mask" => u64::from(target.is_gfx12_5()),
+        "reserve_vcc" | "reserve_flat_scratch" => 0,
         "system_sgpr_private_segment_wavefront_offset" | "enable_private_segment" => {
             return b(desc.enable_private_segment())
         }

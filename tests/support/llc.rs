@@ -30,4 +30,3 @@ pub fn cpu_list(llc: &Path, arch: &str) -> Result<Vec<String>, String> {
     }
     Ok(names)
 }
-

@@ -11,8 +11,8 @@ use std::path::PathBuf;
 
 pub mod ccob;
 pub mod elfedit;
-pub mod llc;
 pub mod fixtures;
+pub mod llc;
 pub mod mc;
 pub mod objdump;
 pub mod probe;

@@ -19,6 +19,8 @@ use std::path::{Path, PathBuf};
 
 /// One LLVM version's assembler, linker and disassembler.
 pub struct Toolchain {
+    /// The LLVM major release.
+    pub version: u8,
     pub mc: PathBuf,
     pub lld: PathBuf,
     pub objdump: PathBuf,
@@ -27,8 +29,9 @@ pub struct Toolchain {
 /// LLVM 19's and 22's tools (`None`: a tool is missing outside CI).
 pub fn toolchains() -> Option<Vec<Toolchain>> {
     let mut out = Vec::new();
-    for v in ["19", "22"] {
+    for v in [19, 22] {
         out.push(Toolchain {
+            version: v,
             mc: super::require_tool(&format!("llvm-mc-{v}"))?,
             lld: super::require_tool(&format!("ld.lld-{v}"))?,
             objdump: super::require_tool(&format!("llvm-objdump-{v}"))?,
@@ -112,7 +115,8 @@ pub fn problems(tcs: &[Toolchain], p: &Probe<'_>, dir: &Path) -> Vec<String> {
     let kernel = p.kernel;
     let desc = report.kernels.first().and_then(|k| k.descriptor);
     let target = by_name(p.target).expect("a known target");
-    for tc in tcs {
+    // Each toolchain that knows the processor (GFX12.5 only LLVM 21+).
+    for tc in tcs.iter().filter(|tc| target.known_to_llvm(tc.version)) {
         let tool = tc.mc.display();
         match rebuild(tc, p, dir) {
             Err(e) => out.push(format!("{name}: {e}")),

@@ -188,10 +188,7 @@ fn directives(s: &mut String, tc: &TargetChoice, d: &DescriptorSpec) {
     if t.has_wgp_mode() {
         w.field(&l::WGP_MODE);
     }
-    for f in [
-        &l::MEM_ORDERED,
-        &l::FWD_PROGRESS,
-    ] {
+    for f in [&l::MEM_ORDERED, &l::FWD_PROGRESS] {
         w.field(f);
     }
     // A wave32 kernel shares no VGPRs (a rule of its own).

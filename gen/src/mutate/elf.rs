@@ -440,14 +440,15 @@ pub(super) static MUTATORS: &[Mutator] = &[
     Mutator {
         rule: &oracle::elf::E_FLAGS_MACH,
         how: "EF_AMDGPU_MACH none, r600-era or reserved",
-        also: &[],
+        // amdhsa.target (V4+) still names the processor.
+        also: &[&oracle::metadata::TARGET_MISMATCH],
         asm: MutantAsm::None,
         apply: elf_e_flags_mach,
     },
     Mutator {
         rule: &oracle::elf::E_FLAGS_MACH_UNMODELLED,
         how: "EF_AMDGPU_MACH of a processor the oracle does not model",
-        also: &[],
+        also: &[&oracle::metadata::TARGET_MISMATCH],
         asm: MutantAsm::None,
         apply: elf_e_flags_mach_unmodelled,
     },

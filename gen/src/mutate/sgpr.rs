@@ -30,9 +30,7 @@ pub(super) fn sgpr_user_sgpr_count_limit(c: &Ctx<'_>, u: &mut Unstructured<'_>) 
     let (k, _) = kernel_syms(c.co, i);
     let sgprs = &l::GRANULATED_WAVEFRONT_SGPR_COUNT;
     Ok(patch_case(c, |e| {
-        kd_u32(e, &k, Word::Rsrc2.offset() as usize, |v| {
-            field.set(v, n)
-        })?;
+        kd_u32(e, &k, Word::Rsrc2.offset() as usize, |v| field.set(v, n))?;
         if t.generation < Generation::Gfx10 {
             kd_u32(e, &k, Word::Rsrc1.offset() as usize, |v| v | sgprs.mask())?;
         }

@@ -68,9 +68,9 @@ pub const PATCH_PLACEHOLDER: [u32; 2] = [0x4f4c_4250, 0x4948_4250];
 /// The packet's `private_segment_size` for probes: a multiple of 4 but
 /// not of 16, so a prediction that rounds shows.
 pub const PRIVATE_SEGMENT_SIZE: u32 = 20;
-/// The probe's kernarg segment: 16 dwords, so every preload length reads
-/// defined values.
-pub const KERNARG_BYTES: u32 = 64;
+/// The probe's kernarg segment: 32 dwords, so every preload length (up
+/// to 32 dwords on GFX12.5) reads defined values.
+pub const KERNARG_BYTES: u32 = 128;
 
 /// The dispatch every SGPR probe asks for: 3 dimensions, work-groups of
 /// 16x4x2 (two wave64 waves or four wave32 ones), and a grid of 3x2x2
@@ -366,7 +366,10 @@ pub fn sgpr_probe(entry: &SuiteEntry, name: &str) -> Option<Probe> {
     let tc = co.target;
     let e = entry.enables;
     let lanes = if e.is_wave32(t) { 32 } else { 64 };
-    let captured = e.total_sgprs(t).max(1);
+    // One SGPR per lane of the capture VGPR: a wave32 probe records the
+    // first 32 initial SGPRs (only GFX12.5, with up to 32 user SGPRs, has
+    // more; the oracle's prediction stops at the lanes too).
+    let captured = e.total_sgprs(t).clamp(1, lanes as u16);
     let code = probe_code(t, lanes, captured)?;
     let k = co.kernels.first_mut()?;
     k.name = "probe".to_owned();

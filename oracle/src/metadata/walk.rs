@@ -181,7 +181,7 @@ impl<'a> Checker<'_, 'a> {
                             "amdhsa.target {t:?} names {name} but e_flags say {TARGET_PREFIX}{elf}"
                         ),
                     );
-                } else if crate::targets::unmodelled_mach(self.ctx.mach) != Some(name) {
+                } else {
                     self.mach_mismatch(t, name, node);
                 }
                 return;
@@ -202,17 +202,22 @@ impl<'a> Checker<'_, 'a> {
         }
     }
 
-    /// `amdhsa.target` names `processor` while `e_flags` name no processor
-    /// the oracle models: the processors differ (EF_AMDGPU_MACH 0, or a
-    /// mach value that is not `processor`'s).
+    /// `amdhsa.target` names `processor` while `e_flags` do not decode to a
+    /// target ID (EF_AMDGPU_MACH 0 or unknown, a newer processor, or
+    /// feature fields the ELF check reports): a mismatch when the mach
+    /// value is not `processor`'s.
     fn mach_mismatch(&mut self, t: &str, processor: &str, node: Option<Node>) {
         let mach = self.ctx.mach;
-        let elf = match mach {
-            0 => "0 (EF_AMDGPU_MACH_NONE), no processor".to_owned(),
-            m => match crate::targets::unmodelled_mach(m) {
-                Some(n) => format!("{m:#x} ({n})"),
-                None => format!("{m:#x}, no processor the oracle knows"),
-            },
+        let named = crate::targets::by_mach(mach)
+            .map(|t| t.name)
+            .or_else(|| crate::targets::unmodelled_mach(mach));
+        if named == Some(processor) {
+            return;
+        }
+        let elf = match (mach, named) {
+            (0, _) => "0 (EF_AMDGPU_MACH_NONE), no processor".to_owned(),
+            (m, Some(n)) => format!("{m:#x} ({n})"),
+            (m, None) => format!("{m:#x}, no processor the oracle knows"),
         };
         self.report(
             &TARGET_MISMATCH,
