@@ -10,6 +10,7 @@
 
 use crate::input::{self, Bytes};
 use crate::report::{self, Options};
+use hsaco_conform::outln;
 use hsaco_oracle::check::{check_object_with, Detail};
 use hsaco_oracle::targets::TargetId;
 use hsaco_oracle::{container, elf, metadata, notes, symbols, Sink};
@@ -174,7 +175,7 @@ fn bench(paths: &[PathBuf], readobj: Option<&str>, repeat: u32) -> Result<(), St
         return Err("no code objects in the given files".to_owned());
     }
     let file_bytes: u64 = files.iter().map(|(_, b)| b.len() as u64).sum();
-    println!(
+    outln!(
         "inputs: {} file{} ({:.1} MB), {objects} code objects ({:.1} MB){}",
         files.len(),
         if files.len() == 1 { "" } else { "s" },
@@ -216,11 +217,11 @@ fn bench(paths: &[PathBuf], readobj: Option<&str>, repeat: u32) -> Result<(), St
         Some(tool) => Some(readobj_run(tool, &files, repeat)?),
         None => None,
     };
-    println!(
+    outln!(
         "\n`check` as a child process ({workers} workers, output to /dev/null, best of {repeat} by wall time;\n\
          CPU is user + system time, less sensitive than wall time to other load on the machine):"
     );
-    println!(
+    outln!(
         "  {:<40} {:>9} {:>9} {:>11}{}",
         "",
         "wall",
@@ -241,7 +242,7 @@ fn bench(paths: &[PathBuf], readobj: Option<&str>, repeat: u32) -> Result<(), St
                 ratio(t.cpu, run.cpu)
             )
         });
-        println!(
+        outln!(
             "  {label:<40} {:>7.3} s {:>7.3} s {:>8.1} MB{vs}",
             run.wall.as_secs_f64(),
             run.cpu.as_secs_f64(),
@@ -478,13 +479,13 @@ fn phases(files: &[(PathBuf, Bytes)], repeat: u32, object_bytes: u64, objects: u
     let json = render(opts(true, false));
     let json_detail = render(opts(true, true));
 
-    println!(
+    outln!(
         "\nphases in process, 1 thread, best of {repeat} ({objects} code objects, {:.1} MB, {kernels} kernels):",
         mb(object_bytes)
     );
     let row = |what: &str, t: Duration| {
         let s = t.as_secs_f64();
-        println!(
+        outln!(
             "  {what:<56} {:>8.3} s {:>9.0} MB/s",
             s,
             mb(object_bytes) / s.max(1e-9)

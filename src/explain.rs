@@ -10,6 +10,7 @@ use hsaco_oracle::notes;
 use hsaco_oracle::sgpr::InitialState;
 use hsaco_oracle::targets::TargetId;
 use std::fmt::Write as _;
+use std::io::Write as _;
 use std::path::Path;
 
 /// Runs `explain`; returns the exit status (0, or 2 if the file could not
@@ -73,7 +74,9 @@ pub fn run(path: &Path, member: Option<&str>) -> u8 {
         }
         return 2;
     }
-    print!("{out}");
+    if let Err(e) = std::io::stdout().lock().write_all(out.as_bytes()) {
+        return hsaco_conform::output::write_failed("explain", &e);
+    }
     if failed {
         2
     } else {

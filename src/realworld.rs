@@ -11,6 +11,7 @@
 
 use crate::bench;
 use crate::input;
+use hsaco_conform::out;
 use serde::de::IgnoredAny;
 use serde::Deserialize;
 use std::collections::{BTreeMap, BTreeSet};
@@ -108,7 +109,7 @@ pub fn run(trees: &[PathBuf], readobj: Option<&str>, repeat: u32) -> u8 {
             }
         }
     }
-    print!("{}", table(&rows, readobj));
+    out!("{}", table(&rows, readobj));
     0
 }
 

@@ -13,6 +13,7 @@
 use crate::baseline::{Baseline, Suppressed};
 use crate::input::{self, Bytes, Input};
 use crate::sarif;
+use hsaco_conform::output::write_failed;
 use hsaco_oracle::check::{check_object_with, Detail, KernelReport, ObjectReport};
 use hsaco_oracle::container;
 use hsaco_oracle::rules::Omitted;
@@ -1061,8 +1062,7 @@ pub fn run_check(paths: &[PathBuf], opts: Options, baseline: Option<&Baseline>) 
         (w.summary, w.write_error, w.notes)
     });
     if let Some(e) = write_error {
-        eprintln!("hsaco-conform check: cannot write the report: {e}");
-        return 2;
+        return write_failed("check", &e);
     }
     let status = summary.exit_status(opts.fail_on);
     let written = match opts.format {
@@ -1091,8 +1091,7 @@ pub fn run_check(paths: &[PathBuf], opts: Options, baseline: Option<&Baseline>) 
         }
     };
     if let Err(e) = written.and_then(|()| out.flush()) {
-        eprintln!("hsaco-conform check: cannot write the report: {e}");
-        return 2;
+        return write_failed("check", &e);
     }
     status
 }
@@ -1132,35 +1131,42 @@ fn summary_line(s: &Summary) -> String {
 
 /// The `rules` command.
 pub fn run_rules(json: bool) -> u8 {
-    let rules: Vec<&hsaco_oracle::Rule> = hsaco_oracle::rules::catalogue().collect();
     let stdout = io::stdout();
-    let mut out = stdout.lock();
+    match write_rules(&mut stdout.lock(), json) {
+        Ok(()) => 0,
+        Err(e) => write_failed("rules", &e),
+    }
+}
+
+/// Writes the rule catalogue as `rules` prints it.
+fn write_rules(out: &mut impl Write, json: bool) -> io::Result<()> {
+    let rules: Vec<&hsaco_oracle::Rule> = hsaco_oracle::rules::catalogue().collect();
     if json {
-        let _ = serde_json::to_writer_pretty(&mut out, &serde_json::json!({ "rules": rules }));
-        let _ = writeln!(out);
-        return 0;
+        serde_json::to_writer_pretty(&mut *out, &serde_json::json!({ "rules": rules }))?;
+        writeln!(out)?;
+        return out.flush();
     }
     let mut group = "";
     for r in &rules {
         let g = r.id.split('.').next().unwrap_or("");
         if g != group {
             if !group.is_empty() {
-                let _ = writeln!(out);
+                writeln!(out)?;
             }
-            let _ = writeln!(out, "[{g}]");
+            writeln!(out, "[{g}]")?;
             group = g;
         }
-        let _ = writeln!(
+        writeln!(
             out,
             "{:<7} {}\n        {}\n        source: {}",
             r.severity.to_string(),
             r.id,
             r.statement,
             r.reference
-        );
+        )?;
     }
-    let _ = writeln!(out, "\n{} rules", rules.len());
-    0
+    writeln!(out, "\n{} rules", rules.len())?;
+    out.flush()
 }
 
 /// The checker allocates many small short-lived strings and vectors per
