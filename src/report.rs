@@ -22,7 +22,6 @@ use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
 use std::io::{self, Write};
 use std::ops::Range;
-use std::os::fd::AsFd;
 use std::path::{Path, PathBuf};
 use std::sync::{mpsc, Arc, Mutex};
 
@@ -726,7 +725,7 @@ fn failed_one(
 }
 
 /// Where `part` starts in `file`, if it is a slice of it.
-fn offset_in(file: &[u8], part: &[u8]) -> Option<u64> {
+pub(crate) fn offset_in(file: &[u8], part: &[u8]) -> Option<u64> {
     let start = (part.as_ptr() as usize).wrapping_sub(file.as_ptr() as usize);
     (start <= file.len() && part.len() <= file.len() - start).then_some(start as u64)
 }
@@ -988,15 +987,7 @@ pub(crate) fn not_a_code_object(path: &Path, bytes: &[u8], explicit: bool) -> Op
 pub fn run_check(paths: &[PathBuf], opts: Options, baseline: Option<&Baseline>) -> u8 {
     let ctx = Ctx { opts, baseline };
     let inputs = input::expand(paths);
-    let stdout = io::stdout();
-    // The report goes to a duplicate of standard output's descriptor:
-    // `Stdout` is line-buffered, and looking for line ends in a library's
-    // JSON (hundreds of megabytes with detail) showed in profiles.
-    let sink: Box<dyn Write> = match stdout.as_fd().try_clone_to_owned() {
-        Ok(fd) => Box::new(std::fs::File::from(fd)),
-        Err(_) => Box::new(stdout.lock()),
-    };
-    let mut out = io::BufWriter::with_capacity(1 << 16, sink);
+    let mut out = hsaco_conform::output::buffered();
     let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
     let (job_tx, job_rx) = mpsc::channel::<Job>();
     let (done_tx, done_rx) = mpsc::channel::<Done>();
