@@ -96,7 +96,8 @@ pub struct Summary {
     pub warnings: usize,
     /// Findings of info severity (omitted ones included).
     pub infos: usize,
-    /// Code objects with no error.
+    /// Code objects with neither an error nor a warning (info findings
+    /// and findings a baseline suppressed do not count).
     pub clean: usize,
     /// Inputs that could not be checked (each is named in the report).
     pub unreadable: usize,
@@ -139,7 +140,7 @@ impl Summary {
         for o in &r.omitted {
             tally(o.severity, o.count);
         }
-        s.clean = usize::from(s.errors == 0);
+        s.clean = usize::from(s.errors == 0 && s.warnings == 0);
         s
     }
 
