@@ -41,8 +41,9 @@ use zstd::zstd_safe;
 pub const MAGIC: &[u8; 4] = b"CCOB";
 
 /// Default ceiling on one bundle's declared uncompressed size. The largest
-/// real one seen (hipBLASLt 7.1, a gfx1200 Tensile library) is 171 MB; a
-/// 1 GiB ceiling leaves a 6x margin while bounding what a hostile header
+/// real one seen (rocWMMA 7.2.4's test program
+/// `load_store_matrix_coop_sync_test`, package librocwmma-tests) is 300 MB;
+/// a 1 GiB ceiling leaves a 3x margin while bounding what a hostile header
 /// can make us allocate.
 pub const DEFAULT_UNPACK_LIMIT: u64 = 1 << 30;
 
