@@ -10,61 +10,13 @@
 
 use crate::input::{self, Bytes};
 use crate::report::{self, Options};
+use hsaco_conform::measure::{wait_rusage, Run};
+use hsaco_conform::outln;
 use hsaco_oracle::check::{check_object_with, Detail};
 use hsaco_oracle::{container, elf, metadata, notes, symbols, Sink};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-
-/// Wall time, CPU time and peak resident set of one measured run of child
-/// processes.
-#[derive(Clone, Copy)]
-pub(crate) struct Run {
-    /// Wall time from the first start to the last exit.
-    pub wall: Duration,
-    /// User and system time of the processes together (less sensitive than
-    /// wall time to other load on the machine).
-    pub cpu: Duration,
-    /// Largest peak resident set of the processes, in bytes.
-    pub max_rss: u64,
-}
-
-/// Waits for `pid` and returns its exit status, its user + system time and
-/// its peak resident set in bytes (`wait4`'s `ru_maxrss`, in KiB on Linux).
-fn wait_rusage(pid: u32) -> Result<(i32, Duration, u64), String> {
-    let pid = libc::pid_t::try_from(pid).map_err(|_| "pid out of range".to_owned())?;
-    let mut status: libc::c_int = 0;
-    // SAFETY: a zeroed rusage is a valid value of this plain C struct.
-    #[allow(unsafe_code)]
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    loop {
-        // SAFETY: pid is our own child (not yet waited for; `Child::wait`
-        // is never called on it), and both out-pointers are valid.
-        #[allow(unsafe_code)]
-        let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
-        if r == pid {
-            break;
-        }
-        let e = std::io::Error::last_os_error();
-        if e.kind() != std::io::ErrorKind::Interrupted {
-            return Err(format!("wait4: {e}"));
-        }
-    }
-    let code = if libc::WIFEXITED(status) {
-        libc::WEXITSTATUS(status)
-    } else {
-        128 + libc::WTERMSIG(status)
-    };
-    let time = |t: libc::timeval| {
-        Duration::from_secs(u64::try_from(t.tv_sec).unwrap_or(0))
-            + Duration::from_micros(u64::try_from(t.tv_usec).unwrap_or(0))
-    };
-    Ok((
-        code,
-        time(usage.ru_utime) + time(usage.ru_stime),
-        u64::try_from(usage.ru_maxrss).unwrap_or(0) * 1024,
-    ))
-}
 
 /// Starts every command at once and waits for all; the run's wall time,
 /// the largest peak RSS, and each exit status.
@@ -97,24 +49,6 @@ fn run_all(cmds: &mut [Command]) -> Result<(Run, Vec<i32>), String> {
             max_rss,
         },
         codes,
-    ))
-}
-
-/// Runs one command (its standard streams as the caller set them) and
-/// returns the run and its exit status.
-pub(crate) fn run_one(cmd: &mut Command) -> Result<(Run, i32), String> {
-    let t = Instant::now();
-    let child = cmd
-        .spawn()
-        .map_err(|e| format!("cannot run {:?}: {e}", cmd.get_program()))?;
-    let (code, cpu, max_rss) = wait_rusage(child.id())?;
-    Ok((
-        Run {
-            wall: t.elapsed(),
-            cpu,
-            max_rss,
-        },
-        code,
     ))
 }
 
@@ -173,7 +107,7 @@ fn bench(paths: &[PathBuf], readobj: Option<&str>, repeat: u32) -> Result<(), St
         return Err("no code objects in the given files".to_owned());
     }
     let file_bytes: u64 = files.iter().map(|(_, b)| b.len() as u64).sum();
-    println!(
+    outln!(
         "inputs: {} file{} ({:.1} MB), {objects} code objects ({:.1} MB){}",
         files.len(),
         if files.len() == 1 { "" } else { "s" },
@@ -215,11 +149,11 @@ fn bench(paths: &[PathBuf], readobj: Option<&str>, repeat: u32) -> Result<(), St
         Some(tool) => Some(readobj_run(tool, &files, repeat)?),
         None => None,
     };
-    println!(
+    outln!(
         "\n`check` as a child process ({workers} workers, output to /dev/null, best of {repeat} by wall time;\n\
          CPU is user + system time, less sensitive than wall time to other load on the machine):"
     );
-    println!(
+    outln!(
         "  {:<40} {:>9} {:>9} {:>11}{}",
         "",
         "wall",
@@ -240,7 +174,7 @@ fn bench(paths: &[PathBuf], readobj: Option<&str>, repeat: u32) -> Result<(), St
                 ratio(t.cpu, run.cpu)
             )
         });
-        println!(
+        outln!(
             "  {label:<40} {:>7.3} s {:>7.3} s {:>8.1} MB{vs}",
             run.wall.as_secs_f64(),
             run.cpu.as_secs_f64(),
@@ -474,13 +408,13 @@ fn phases(files: &[(PathBuf, Bytes)], repeat: u32, object_bytes: u64, objects: u
     let json = render(opts(true, false));
     let json_detail = render(opts(true, true));
 
-    println!(
+    outln!(
         "\nphases in process, 1 thread, best of {repeat} ({objects} code objects, {:.1} MB, {kernels} kernels):",
         mb(object_bytes)
     );
     let row = |what: &str, t: Duration| {
         let s = t.as_secs_f64();
-        println!(
+        outln!(
             "  {what:<56} {:>8.3} s {:>9.0} MB/s",
             s,
             mb(object_bytes) / s.max(1e-9)

@@ -1,6 +1,7 @@
 //! The `conform` and `diff words` commands (and the hidden `worker` that
 //! runs in-process peers for them): the CLI over `hsaco_conform::conform`.
 
+use hsaco_conform::outln;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -544,24 +545,30 @@ fn finish(
         }
     };
     let mut out = std::io::stdout().lock();
-    if let Some(f) = inputs {
-        let _ = out.write_all(f.text().as_bytes());
-    }
-    let _ = out.write_all(report::text(&r, &plan.allowlist).as_bytes());
-    if let Some(d) = &c.out {
-        let _ = writeln!(out, "findings folder: {}", d.display());
-    }
-    let _ = out.flush();
+    let written = inputs
+        .map_or(Ok(()), |f| out.write_all(f.text().as_bytes()))
+        .and_then(|()| out.write_all(report::text(&r, &plan.allowlist).as_bytes()))
+        .and_then(|()| match &c.out {
+            Some(d) => writeln!(out, "findings folder: {}", d.display()),
+            None => Ok(()),
+        })
+        .and_then(|()| out.flush());
+    drop(out);
     let code = match report::exit_code(&r) {
         // As `check`: new findings first, then inputs that could not be read.
         0 if inputs.is_some_and(Found::incomplete) => 2,
         code => code,
     };
+    // The report files are written even when standard output is gone: they
+    // are what a run in a pipeline is usually for.
     if let Err(e) = write_reports(command, c, options, plan, &r, inputs.map(|f| (f, code))) {
         eprintln!("hsaco-conform {command}: {e}");
         return 2;
     }
-    code
+    match written {
+        Ok(()) => code,
+        Err(e) => hsaco_conform::output::write_failed(command, &e),
+    }
 }
 
 /// Runs `conform`; returns the exit status.
@@ -957,7 +964,7 @@ fn run_bench(a: &ConformArgs, plan: &Plan, s: &Settings) -> u8 {
         .flatten()
         .filter_map(conform::Input::first_word)
         .collect();
-    println!(
+    outln!(
         "conform bench: smem-disasm on {} ({} words, seed {:#x}); one thread{}",
         target.name,
         words.len(),
@@ -978,7 +985,7 @@ fn run_bench(a: &ConformArgs, plan: &Plan, s: &Settings) -> u8 {
         }
         let only = |p: &dyn Peer| p.id() == peer.id();
         if let Err(why) = peer.supports(&ctx, comparison.id(), target.name) {
-            println!("  {:<14} not comparable: {why}", peer.id());
+            outln!("  {:<14} not comparable: {why}", peer.id());
             continue;
         }
         // Warm-up: start the worker, load the library.
@@ -1014,7 +1021,7 @@ fn run_bench(a: &ConformArgs, plan: &Plan, s: &Settings) -> u8 {
             }
         }
         let rate = compared as f64 / best.max(1e-9);
-        println!(
+        outln!(
             "  {:<14} {compared:>9} comparisons in {best:>7.3} s  {:>12.0} /s",
             peer.id(),
             rate
@@ -1028,14 +1035,14 @@ fn run_bench(a: &ConformArgs, plan: &Plan, s: &Settings) -> u8 {
     }
     ctx.shutdown();
     if let Some(e) = direct_error {
-        println!("  libLLVM-19 in-process: not measured: {e}");
+        outln!("  libLLVM-19 in-process: not measured: {e}");
     }
     let mut doc = json!({"target": target.name, "words": words.len(), "peers": rows});
     if let Some(d) = direct {
-        println!("  libLLVM-19 alone, in this process: {d:>12.0} words/s (LLVMDisasmInstruction)");
+        outln!("  libLLVM-19 alone, in this process: {d:>12.0} words/s (LLVMDisasmInstruction)");
         if let Some(p) = llvm19_rate {
             let ratio = p / d;
-            println!(
+            outln!(
                 "  ratio: smem-disasm against libllvm-19 runs at {ratio:.2} of libLLVM-19's own rate (target >= 0.40)"
             );
             doc["ratio"] = json!(ratio);

@@ -28,6 +28,7 @@
 
 use crate::manifest::{sha256_hex, ManifestEntry};
 use hsaco_conform::files::write_atomic;
+use hsaco_conform::out;
 use hsaco_gen::mutate;
 use hsaco_gen::sgpr::Enables;
 use hsaco_gen::target::Family;
@@ -1224,7 +1225,7 @@ pub fn run(dir: &Path, json: Option<&Path>) -> u8 {
             return 2;
         }
     }
-    print!("{}", report.text());
+    out!("{}", report.text());
     u8::from(report.disagreement_count > 0)
 }
 

@@ -1,6 +1,8 @@
 //! The `explain` command: the ABI view of a code object, for people.
 
 use crate::input;
+use crate::report;
+use hsaco_conform::output;
 use hsaco_oracle::check::{check_object, KernelReport, ObjectReport, V2NoteSummary};
 use hsaco_oracle::container;
 use hsaco_oracle::dispatch::PacketView;
@@ -10,6 +12,7 @@ use hsaco_oracle::notes;
 use hsaco_oracle::sgpr::InitialState;
 use hsaco_oracle::targets::TargetId;
 use std::fmt::Write as _;
+use std::io::Write as _;
 use std::path::Path;
 
 /// Runs `explain`; returns the exit status (0, or 2 if the file could not
@@ -34,25 +37,44 @@ pub fn run(path: &Path, member: Option<&str>) -> u8 {
         );
         return 2;
     }
-    // Compressed bundles are unpacked one at a time; every member's name is
-    // kept so that a filter matching nothing can list them.
-    let mut out = String::new();
+    // Each object's view is written as soon as it is rendered, and the
+    // pages of the file it was read from are let go (as `check` does), so
+    // memory follows the largest object, not the library. Compressed
+    // bundles are unpacked one at a time. Members' names are kept until
+    // one matches, so that a filter matching nothing can list them.
+    let mut out = output::buffered();
+    let mut write_error = None;
+    let mut text = String::new();
     let mut names = Vec::new();
     let mut shown = 0;
     scan.for_each(container::DEFAULT_UNPACK_LIMIT, &mut |v| match v {
         container::Visit::Members(ms) => {
             for m in ms {
+                if write_error.is_some() {
+                    return;
+                }
                 let name = m.name.as_deref();
-                names.push(name.unwrap_or("(plain code object)").to_owned());
                 if !member.is_none_or(|want| name.is_some_and(|n| n.contains(want))) {
+                    if shown == 0 {
+                        names.push(name.unwrap_or("(plain code object)").to_owned());
+                    }
                     continue;
                 }
                 let title = match name {
                     Some(n) => format!("{} [{n}]", path.display()),
                     None => path.display().to_string(),
                 };
-                render(&mut out, &title, &check_object(m.data));
+                text.clear();
+                render(&mut text, &title, &check_object(m.data));
+                if let Some(at) = report::offset_in(&bytes, m.data) {
+                    let at = at as usize;
+                    bytes.release(at..at + m.data.len());
+                }
                 shown += 1;
+                names = Vec::new();
+                if let Err(e) = out.write_all(text.as_bytes()) {
+                    write_error = Some(e);
+                }
             }
         }
         container::Visit::Failed { error, .. } => {
@@ -60,6 +82,9 @@ pub fn run(path: &Path, member: Option<&str>) -> u8 {
             eprintln!("hsaco-conform explain: {}: {error}", path.display());
         }
     });
+    if let Some(e) = write_error.or_else(|| out.flush().err()) {
+        return output::write_failed("explain", &e);
+    }
     if shown == 0 {
         eprintln!(
             "hsaco-conform explain: {}: no code object matches",
@@ -73,7 +98,6 @@ pub fn run(path: &Path, member: Option<&str>) -> u8 {
         }
         return 2;
     }
-    print!("{out}");
     if failed {
         2
     } else {

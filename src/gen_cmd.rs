@@ -11,6 +11,7 @@ use crate::coverage::Coverage;
 use crate::manifest::{sha256_hex, ManifestEntry};
 use clap::{Args, ValueEnum};
 use hsaco_conform::files::write_atomic;
+use hsaco_conform::{out, outln};
 use hsaco_gen::arbitrary::{self, Unstructured};
 use hsaco_gen::config::ConfigError;
 use hsaco_gen::sgpr::{self, Enables, SuiteEntry};
@@ -827,7 +828,7 @@ impl Progress {
 /// Runs `gen`; returns the exit status.
 pub fn run(args: &GenArgs) -> u8 {
     if args.list_knobs {
-        print!("{}", list_knobs());
+        out!("{}", list_knobs());
         return 0;
     }
     match run_inner(args) {
@@ -1114,7 +1115,7 @@ fn summarize(
         .filter(|k| tally[**k as usize] > 0)
         .map(|k| format!("{} {}", tally[*k as usize], k.name()))
         .collect();
-    println!(
+    outln!(
         "wrote {} cases to {} ({})",
         tally.iter().sum::<u64>(),
         dir.display(),
@@ -1129,7 +1130,7 @@ fn summarize(
         report
             .write_json(path)
             .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-        print!("{}", report.text());
+        out!("{}", report.text());
     }
     Ok(())
 }

@@ -11,6 +11,8 @@
 pub mod args;
 pub mod conform;
 pub mod files;
+pub mod measure;
+pub mod output;
 pub mod peers;
 pub mod replay;
 pub mod smem_diff;

@@ -18,6 +18,7 @@ mod sarif;
 mod smem_cmd;
 
 use clap::{Parser, Subcommand, ValueEnum};
+use hsaco_conform::outln;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -339,23 +340,23 @@ fn run_uri(uris: &[String]) -> u8 {
     for u in uris {
         match hsaco_oracle::uri::parse(u) {
             Ok(parsed) => {
-                println!("{u}");
-                println!("  canonical: {parsed}");
+                outln!("{u}");
+                outln!("  canonical: {parsed}");
                 match parsed {
                     hsaco_oracle::uri::CodeObjectUri::File { path, offset, size } => {
-                        println!("  kind:      file");
-                        println!("  path:      {path}");
-                        println!("  offset:    {}", offset.unwrap_or(0));
+                        outln!("  kind:      file");
+                        outln!("  path:      {path}");
+                        outln!("  offset:    {}", offset.unwrap_or(0));
                         match size {
-                            Some(n) => println!("  size:      {n} bytes"),
-                            None => println!("  size:      to the end of the file"),
+                            Some(n) => outln!("  size:      {n} bytes"),
+                            None => outln!("  size:      to the end of the file"),
                         }
                     }
                     hsaco_oracle::uri::CodeObjectUri::Memory { pid, address, size } => {
-                        println!("  kind:      memory");
-                        println!("  process:   {pid}");
-                        println!("  address:   {address:#x}");
-                        println!("  size:      {size} bytes");
+                        outln!("  kind:      memory");
+                        outln!("  process:   {pid}");
+                        outln!("  address:   {address:#x}");
+                        outln!("  size:      {size} bytes");
                     }
                 }
             }

@@ -2,6 +2,7 @@
 //! be compared with the oracle (see `hsaco_conform::peers::discover`).
 
 use hsaco_conform::peers::discover::{self, Capability, Discovery, Kind, Named, Peer, Status};
+use hsaco_conform::{out, outln};
 
 /// Help text after the options.
 pub const HELP: &str = "\
@@ -195,14 +196,14 @@ pub fn run(json: bool, named: &[String]) -> u8 {
     };
     if json {
         match serde_json::to_string_pretty(&d) {
-            Ok(s) => println!("{s}"),
+            Ok(s) => outln!("{s}"),
             Err(e) => {
                 eprintln!("hsaco-conform: cannot write JSON: {e}");
                 return 2;
             }
         }
     } else {
-        print!("{}", text(&d));
+        out!("{}", text(&d));
     }
     0
 }

@@ -11,6 +11,7 @@
 
 use crate::bench;
 use crate::input;
+use hsaco_conform::out;
 use serde::de::IgnoredAny;
 use serde::Deserialize;
 use std::collections::{BTreeMap, BTreeSet};
@@ -108,7 +109,7 @@ pub fn run(trees: &[PathBuf], readobj: Option<&str>, repeat: u32) -> u8 {
             }
         }
     }
-    print!("{}", table(&rows, readobj));
+    out!("{}", table(&rows, readobj));
     0
 }
 
@@ -121,7 +122,7 @@ fn measure(tree: &Path, readobj: Option<&str>, repeat: u32) -> Result<Row, Strin
     let out = dir.join("check.json");
     let result = (|| {
         // `check` as users run it; its document is kept from the best run.
-        let mut best: Option<bench::Run> = None;
+        let mut best: Option<hsaco_conform::measure::Run> = None;
         for _ in 0..repeat {
             let file = std::fs::File::create(&out)
                 .map_err(|e| format!("cannot create {}: {e}", out.display()))?;
@@ -131,7 +132,7 @@ fn measure(tree: &Path, readobj: Option<&str>, repeat: u32) -> Result<Row, Strin
                 .stdin(Stdio::null())
                 .stdout(file)
                 .stderr(Stdio::null());
-            let (run, code) = bench::run_one(&mut c)?;
+            let (run, code) = hsaco_conform::measure::run_one(&mut c)?;
             if code > 2 {
                 return Err(format!(
                     "`check --format json` exited with status {code} (run it alone to see why)"

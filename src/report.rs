@@ -13,6 +13,7 @@
 use crate::baseline::{Baseline, Suppressed};
 use crate::input::{self, Bytes, Input};
 use crate::sarif;
+use hsaco_conform::output::write_failed;
 use hsaco_oracle::check::{check_object_with, Detail, KernelReport, ObjectReport};
 use hsaco_oracle::container;
 use hsaco_oracle::rules::Omitted;
@@ -21,7 +22,6 @@ use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
 use std::io::{self, Write};
 use std::ops::Range;
-use std::os::fd::AsFd;
 use std::path::{Path, PathBuf};
 use std::sync::{mpsc, Arc, Mutex};
 
@@ -96,7 +96,8 @@ pub struct Summary {
     pub warnings: usize,
     /// Findings of info severity (omitted ones included).
     pub infos: usize,
-    /// Code objects with no error.
+    /// Code objects with neither an error nor a warning (info findings
+    /// and findings a baseline suppressed do not count).
     pub clean: usize,
     /// Inputs that could not be checked (each is named in the report).
     pub unreadable: usize,
@@ -139,7 +140,7 @@ impl Summary {
         for o in &r.omitted {
             tally(o.severity, o.count);
         }
-        s.clean = usize::from(s.errors == 0);
+        s.clean = usize::from(s.errors == 0 && s.warnings == 0);
         s
     }
 
@@ -725,7 +726,7 @@ fn failed_one(
 }
 
 /// Where `part` starts in `file`, if it is a slice of it.
-fn offset_in(file: &[u8], part: &[u8]) -> Option<u64> {
+pub(crate) fn offset_in(file: &[u8], part: &[u8]) -> Option<u64> {
     let start = (part.as_ptr() as usize).wrapping_sub(file.as_ptr() as usize);
     (start <= file.len() && part.len() <= file.len() - start).then_some(start as u64)
 }
@@ -987,15 +988,7 @@ pub(crate) fn not_a_code_object(path: &Path, bytes: &[u8], explicit: bool) -> Op
 pub fn run_check(paths: &[PathBuf], opts: Options, baseline: Option<&Baseline>) -> u8 {
     let ctx = Ctx { opts, baseline };
     let inputs = input::expand(paths);
-    let stdout = io::stdout();
-    // The report goes to a duplicate of standard output's descriptor:
-    // `Stdout` is line-buffered, and looking for line ends in a library's
-    // JSON (hundreds of megabytes with detail) showed in profiles.
-    let sink: Box<dyn Write> = match stdout.as_fd().try_clone_to_owned() {
-        Ok(fd) => Box::new(std::fs::File::from(fd)),
-        Err(_) => Box::new(stdout.lock()),
-    };
-    let mut out = io::BufWriter::with_capacity(1 << 16, sink);
+    let mut out = hsaco_conform::output::buffered();
     let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
     let (job_tx, job_rx) = mpsc::channel::<Job>();
     let (done_tx, done_rx) = mpsc::channel::<Done>();
@@ -1061,8 +1054,7 @@ pub fn run_check(paths: &[PathBuf], opts: Options, baseline: Option<&Baseline>) 
         (w.summary, w.write_error, w.notes)
     });
     if let Some(e) = write_error {
-        eprintln!("hsaco-conform check: cannot write the report: {e}");
-        return 2;
+        return write_failed("check", &e);
     }
     let status = summary.exit_status(opts.fail_on);
     let written = match opts.format {
@@ -1091,8 +1083,7 @@ pub fn run_check(paths: &[PathBuf], opts: Options, baseline: Option<&Baseline>) 
         }
     };
     if let Err(e) = written.and_then(|()| out.flush()) {
-        eprintln!("hsaco-conform check: cannot write the report: {e}");
-        return 2;
+        return write_failed("check", &e);
     }
     status
 }
@@ -1132,35 +1123,42 @@ fn summary_line(s: &Summary) -> String {
 
 /// The `rules` command.
 pub fn run_rules(json: bool) -> u8 {
-    let rules: Vec<&hsaco_oracle::Rule> = hsaco_oracle::rules::catalogue().collect();
     let stdout = io::stdout();
-    let mut out = stdout.lock();
+    match write_rules(&mut stdout.lock(), json) {
+        Ok(()) => 0,
+        Err(e) => write_failed("rules", &e),
+    }
+}
+
+/// Writes the rule catalogue as `rules` prints it.
+fn write_rules(out: &mut impl Write, json: bool) -> io::Result<()> {
+    let rules: Vec<&hsaco_oracle::Rule> = hsaco_oracle::rules::catalogue().collect();
     if json {
-        let _ = serde_json::to_writer_pretty(&mut out, &serde_json::json!({ "rules": rules }));
-        let _ = writeln!(out);
-        return 0;
+        serde_json::to_writer_pretty(&mut *out, &serde_json::json!({ "rules": rules }))?;
+        writeln!(out)?;
+        return out.flush();
     }
     let mut group = "";
     for r in &rules {
         let g = r.id.split('.').next().unwrap_or("");
         if g != group {
             if !group.is_empty() {
-                let _ = writeln!(out);
+                writeln!(out)?;
             }
-            let _ = writeln!(out, "[{g}]");
+            writeln!(out, "[{g}]")?;
             group = g;
         }
-        let _ = writeln!(
+        writeln!(
             out,
             "{:<7} {}\n        {}\n        source: {}",
             r.severity.to_string(),
             r.id,
             r.statement,
             r.reference
-        );
+        )?;
     }
-    let _ = writeln!(out, "\n{} rules", rules.len());
-    0
+    writeln!(out, "\n{} rules", rules.len())?;
+    out.flush()
 }
 
 /// The checker allocates many small short-lived strings and vectors per

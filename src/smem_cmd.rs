@@ -2,6 +2,8 @@
 //! oracle with LLVM's disassembler over random words (`diff`), and
 //! measure throughput (`bench`).
 
+use hsaco_conform::outln;
+use hsaco_conform::output::write_failed;
 use std::collections::VecDeque;
 use std::fmt::Write as _;
 use std::io::{BufRead, Read, Write};
@@ -343,12 +345,12 @@ fn run_decode(target: &str, format: SmemFormat, file: Option<&Path>) -> u8 {
                 }
             }
         };
-        if writeln!(out, "{text}").is_err() {
-            return 2;
+        if let Err(e) = writeln!(out, "{text}") {
+            return write_failed("smem decode", &e);
         }
     }
-    if out.flush().is_err() {
-        return 2;
+    if let Err(e) = out.flush() {
+        return write_failed("smem decode", &e);
     }
     code
 }
@@ -462,12 +464,12 @@ fn run_encode(target: &str, file: Option<&Path>) -> u8 {
                 }
             }
         };
-        if writeln!(out, "{text}").is_err() {
-            return 2;
+        if let Err(e) = writeln!(out, "{text}") {
+            return write_failed("smem encode", &e);
         }
     }
-    if out.flush().is_err() {
-        return 2;
+    if let Err(e) = out.flush() {
+        return write_failed("smem encode", &e);
     }
     code
 }
@@ -855,12 +857,12 @@ fn run_diff(
             });
         }
     }
-    println!(
+    outln!(
         "smem diff: {count} words per processor, seed {seed:#x}, {} worker(s) at a time",
         jobs_at_once
     );
     for lib in &libs {
-        println!("  LLVM {}: {}", lib.version, lib.path.display());
+        outln!("  LLVM {}: {}", lib.version, lib.path.display());
     }
     let t0 = Instant::now();
     let mut pending: VecDeque<usize> = (0..jobs.len()).collect();
@@ -976,11 +978,11 @@ fn example_lines(e: &Example) -> String {
 fn report_job(job: &Job, examples: usize) {
     let head = format!("{} LLVM {}", job.cpu, job.lib.version);
     if let Some(r) = &job.not_comparable {
-        println!("{head}: not comparable: {r}");
+        outln!("{head}: not comparable: {r}");
         return;
     }
     let t = &job.tally;
-    println!(
+    outln!(
         "{head}: {} words: {} agree ({} outside SMEM), {} known divergence, {} different; LLVM {:.0} words/s, {:.1} s",
         t.compared,
         t.same,
@@ -991,11 +993,11 @@ fn report_job(job: &Job, examples: usize) {
         job.wall.as_secs_f64()
     );
     for &(d, n) in &t.known {
-        println!("  known {}: {n}", d.name());
+        outln!("  known {}: {n}", d.name());
     }
     for &(d, n) in &t.fixed {
         let v = d.versions();
-        println!(
+        outln!(
             "  agrees where LLVM {}-{} showed {}: {n} (rejected, as the oracle does)",
             v.start(),
             v.end(),
@@ -1003,10 +1005,10 @@ fn report_job(job: &Job, examples: usize) {
         );
     }
     for e in t.examples.iter().take(examples) {
-        println!("  DIFFERENT:\n{}", example_lines(e));
+        outln!("  DIFFERENT:\n{}", example_lines(e));
     }
     for c in &job.crashes {
-        println!(
+        outln!(
             "  LLVM {} ({}) on word {} {:#018x} ({}): {}",
             if c.status.starts_with("hang") {
                 "hung"
@@ -1025,12 +1027,12 @@ fn report_job(job: &Job, examples: usize) {
         );
         if !c.known {
             for l in &c.stderr {
-                println!("    | {l}");
+                outln!("    | {l}");
             }
         }
     }
     if let Some(f) = &job.failure {
-        println!("  FAILED: {f}");
+        outln!("  FAILED: {f}");
     }
 }
 
@@ -1052,12 +1054,12 @@ fn summary(jobs: &[Job], wall: Duration) -> u8 {
     seen.sort();
     seen.dedup();
     if !seen.is_empty() {
-        println!("known divergences:");
+        outln!("known divergences:");
         for d in seen {
-            println!("  {}: {}", d.name(), d.reason());
+            outln!("  {}: {}", d.name(), d.reason());
         }
     }
-    println!(
+    outln!(
         "summary: {} comparisons ({not_comparable} not comparable), {compared} words, {different} unexplained differences, {crashes} LLVM crashes ({unknown_crashes} unknown), {failures} failed; {:.1} s",
         jobs.len(),
         wall.as_secs_f64()
@@ -1086,7 +1088,7 @@ fn best_of(repeat: u32, mut f: impl FnMut()) -> Duration {
 fn rate_line(label: &str, n: u64, d: Duration) -> f64 {
     let s = d.as_secs_f64().max(1e-9);
     let rate = n as f64 / s;
-    println!(
+    outln!(
         "  {label:<34} {n:>10} in {s:>8.4} s  {:>9.2} M/s",
         rate / 1e6
     );
@@ -1117,13 +1119,13 @@ fn run_bench(target: &str, count: u64, seed: u64, repeat: u32, with_llvm: bool) 
             }
         })
         .collect();
-    println!(
+    outln!(
         "smem bench: {} ({gen:?}), {count} random words (seed {seed:#x}), {} valid; one core, best of {repeat}",
         t.name,
         valid.len()
     );
     if cfg!(debug_assertions) {
-        println!("  (debug build: run with cargo run --release for real figures)");
+        outln!("  (debug build: run with cargo run --release for real figures)");
     }
     let d_decode = best_of(repeat, || {
         for &w in &words {
@@ -1156,14 +1158,14 @@ fn run_bench(target: &str, count: u64, seed: u64, repeat: u32, with_llvm: bool) 
     let lib = match LlvmLib::open(19) {
         Ok(l) => l,
         Err(e) => {
-            println!("  libLLVM-19: not measured: {e}");
+            outln!("  libLLVM-19: not measured: {e}");
             return 0;
         }
     };
     let mut dis = match lib.disassembler(t.name) {
         Ok(d) => d,
         Err(e) => {
-            println!("  libLLVM-19: not measured: {e}");
+            outln!("  libLLVM-19: not measured: {e}");
             return 0;
         }
     };
@@ -1178,7 +1180,7 @@ fn run_bench(target: &str, count: u64, seed: u64, repeat: u32, with_llvm: bool) 
     }
     let d_llvm = t_llvm.elapsed();
     let llvm_rate = rate_line("libLLVM-19 LLVMDisasmInstruction", n_llvm, d_llvm);
-    println!(
+    outln!(
         "  oracle decode is {:.0}x libLLVM-19's disassembler ({} words LLVM crashes on left out)",
         decode_rate / llvm_rate.max(1e-9),
         count - n_llvm

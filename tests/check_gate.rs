@@ -148,6 +148,43 @@ fn fail_on_decides_which_findings_fail() {
     );
 }
 
+/// `summary.clean` counts the code objects with neither an error nor a
+/// warning (issue 30: it counted those with warnings too).
+#[test]
+fn clean_objects_have_no_error_and_no_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let Some(_) = bad_and_warn(d) else { return };
+    let (good, _, _) = object(|_, _| {}).unwrap();
+    std::fs::write(d.join("good.hsaco"), good).unwrap();
+    let o = run(d, &["check", "--format", "json", "good.hsaco"]);
+    let v = json(&o);
+    assert_eq!(
+        (&v["summary"]["errors"], &v["summary"]["warnings"]),
+        (&Value::from(0), &Value::from(0)),
+        "{v}"
+    );
+    assert_eq!(v["summary"]["clean"], 1);
+    for (file, clean) in [("bad.hsaco", 0), ("warn.hsaco", 0)] {
+        let v = json(&run(d, &["check", "--format", "json", file]));
+        assert_eq!(v["summary"]["clean"], clean, "{file}: {v}");
+    }
+    let o = run(
+        d,
+        &[
+            "check",
+            "--format",
+            "json",
+            "bad.hsaco",
+            "warn.hsaco",
+            "good.hsaco",
+        ],
+    );
+    let v = json(&o);
+    assert_eq!(v["summary"]["code_objects"], 3);
+    assert_eq!(v["summary"]["clean"], 1);
+}
+
 fn write_baseline(dir: &Path, text: &str) -> PathBuf {
     let p = dir.join("base.toml");
     std::fs::write(&p, text).unwrap();

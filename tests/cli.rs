@@ -294,6 +294,149 @@ fn truncated_bundle_is_reported() {
     assert!(stdout(&o).contains("runs past the end"), "{}", stdout(&o));
 }
 
+/// The `check --format json` document of `args`, with its exit status.
+fn json_check(dir: &Path, args: &[&str]) -> (Option<i32>, serde_json::Value) {
+    let o = run(dir, &[&["check", "--format", "json"][..], args].concat());
+    let v = serde_json::from_str(&stdout(&o)).unwrap_or_else(|e| panic!("{e}: {}", stdout(&o)));
+    (o.status.code(), v)
+}
+
+/// (member, error) of each entry of a `check` JSON document.
+fn entries(v: &serde_json::Value) -> Vec<(String, String)> {
+    v["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            let s = |k: &str| f[k].as_str().unwrap_or("").to_owned();
+            (s("member"), s("error"))
+        })
+        .collect()
+}
+
+/// A host binary cut short (a partial download or copy) loses its section
+/// headers, which sit at its end: `check` says so, and still finds the
+/// bundles in the part of its loaded segments that is there (issue 30:
+/// it said "not a code object ... nor an ELF file with a .hip_fatbin
+/// section"). A `.hip_fatbin` section running past the end of the file is
+/// read as far as it goes.
+#[test]
+fn truncated_host_binaries_say_why_and_what_is_there_is_checked() {
+    let Some(dir) = hip_objects() else { return };
+    let Some(lld) = support::require_tool("ld.lld-19") else {
+        return;
+    };
+    let d = dir.path();
+    let st = Command::new(lld)
+        .args(["-shared", "host.o", "-o", "host.so"])
+        .current_dir(d)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let so = Obj::new(std::fs::read(d.join("host.so")).unwrap());
+    let fatbin = so.section(".hip_fatbin");
+    let fatbin_end = (fatbin.offset + fatbin.size) as usize;
+    let shoff = so.u64(40);
+    assert!(
+        shoff as usize >= fatbin_end,
+        "ld.lld puts section headers last"
+    );
+    let lost = |len: usize| {
+        format!("ELF section headers at offset {shoff:#x} past the end of the {len}-byte file")
+    };
+
+    // Cut right after .hip_fatbin: both bundle entries are whole.
+    std::fs::write(d.join("cut.so"), &so.bytes[..fatbin_end]).unwrap();
+    let (code, v) = json_check(d, &["cut.so"]);
+    assert_eq!(code, Some(2), "{v}");
+    let got = entries(&v);
+    let members: Vec<&str> = got
+        .iter()
+        .filter(|(_, e)| e.is_empty())
+        .map(|(m, _)| m.as_str())
+        .collect();
+    assert_eq!(members.len(), 2, "{got:?}");
+    assert!(
+        members.iter().all(|m| m.starts_with("PT_LOAD@0x")),
+        "{got:?}"
+    );
+    assert!(
+        members[0].ends_with("hipv4-amdgcn-amd-amdhsa--gfx900"),
+        "{got:?}"
+    );
+    assert!(
+        members[1].ends_with("hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+"),
+        "{got:?}"
+    );
+    let errors: Vec<&str> = got
+        .iter()
+        .filter(|(_, e)| !e.is_empty())
+        .map(|(_, e)| e.as_str())
+        .collect();
+    assert_eq!(errors, [lost(fatbin_end)], "{got:?}");
+    assert_eq!(v["summary"]["code_objects"], 2);
+    assert_eq!(v["summary"]["kernels"], 4);
+    // explain shows the same objects, and the problem on stderr.
+    let o = run(d, &["explain", "cut.so"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains(&lost(fatbin_end)), "{}", stderr(&o));
+    assert_eq!(stdout(&o).matches("cut.so [PT_LOAD@0x").count(), 2);
+
+    // Cut inside the last entry: the first is checked, the second named.
+    let len = fatbin_end - 16;
+    std::fs::write(d.join("cut2.so"), &so.bytes[..len]).unwrap();
+    let (code, v) = json_check(d, &["cut2.so"]);
+    assert_eq!(code, Some(2), "{v}");
+    let got = entries(&v);
+    assert!(
+        got[0].0.ends_with("--gfx900") && got[0].1.is_empty(),
+        "{got:?}"
+    );
+    assert!(
+        got.iter()
+            .any(|(_, e)| e.contains("gfx90a:xnack+") && e.contains("runs past the end")),
+        "{got:?}"
+    );
+    assert!(got.iter().any(|(_, e)| *e == lost(len)), "{got:?}");
+
+    // A relocatable object has no program headers: only the why.
+    let obj = Obj::new(std::fs::read(d.join("host.o")).unwrap());
+    let obj_shoff = obj.u64(40);
+    let len = obj.section(".hip_fatbin").offset as usize + 64;
+    assert!(obj_shoff as usize > len);
+    std::fs::write(d.join("cut.o"), &obj.bytes[..len]).unwrap();
+    let o = run(d, &["check", "cut.o"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stdout(&o).contains(&format!(
+            "cut.o: could not check: ELF section headers at offset {obj_shoff:#x} past the end of the {len}-byte file"
+        )),
+        "{}",
+        stdout(&o)
+    );
+
+    // Section headers whole, .hip_fatbin said to run past the end: the
+    // bundles present are read.
+    let mut long = so.clone();
+    long.set_u64(fatbin.hdr + 32, so.bytes.len() as u64);
+    std::fs::write(d.join("long.so"), &long.bytes).unwrap();
+    let (code, v) = json_check(d, &["long.so"]);
+    assert_eq!(code, Some(2), "{v}");
+    let got = entries(&v);
+    assert_eq!(
+        got.iter()
+            .filter(|(m, e)| m.starts_with(".hip_fatbin@0x") && e.is_empty())
+            .count(),
+        2,
+        "{got:?}"
+    );
+    assert!(
+        got.iter()
+            .any(|(_, e)| e.contains(".hip_fatbin section bytes") && e.contains("outside")),
+        "{got:?}"
+    );
+}
+
 #[test]
 fn rules_catalogue_text_and_json_agree() {
     let dir = tempfile::tempdir().unwrap();

@@ -504,3 +504,98 @@ fn bad_inputs_are_one_line_and_exit_2() {
     assert_eq!(u(&j["summary"]["exit"]), 2);
     assert_eq!(u(&cell(&j, "metadata", "llvm-readobj-19")["same"]), 1);
 }
+
+/// Every reason a peer gives for not comparing is in the JSON report and
+/// the HTML page, however many there are; the text lists the most frequent
+/// and says where the rest are (issue 30: past eight, the reports lumped
+/// them into "(other reasons)"). Here llvm-objdump-14 knows none of twelve
+/// processors of generated objects: twelve reasons.
+#[test]
+fn every_not_comparable_reason_is_reported() {
+    if support::require_tool("llvm-objdump-14").is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let targets = "gfx940,gfx941,gfx942,gfx950,gfx1100,gfx1101,gfx1102,gfx1103,gfx1150,gfx1151,gfx1200,gfx1201";
+    let gen = d.join("gen");
+    let o = run(&[
+        "gen",
+        "--seed",
+        "1",
+        "--count",
+        "60",
+        "--kinds",
+        "valid",
+        "--targets",
+        targets,
+        "--out",
+        s(&gen),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // What the reasons must count: the objects of each processor, from the
+    // generator's manifest.
+    let mut want: BTreeMap<String, u64> = BTreeMap::new();
+    for line in std::fs::read_to_string(gen.join("manifest.jsonl"))
+        .unwrap()
+        .lines()
+    {
+        let case: Value = serde_json::from_str(line).unwrap();
+        let cpu = case["target"].as_str().unwrap().split(':').next().unwrap();
+        *want
+            .entry(format!("LLVM 14 does not know {cpu}"))
+            .or_insert(0) += 1;
+    }
+    assert_eq!(want.len(), 12, "{want:?}");
+    let (json_path, html_path) = (d.join("r.json"), d.join("r.html"));
+    let o = run(&[
+        "conform",
+        "--quiet",
+        "--kinds",
+        "descriptors",
+        "--peers",
+        "llvm-objdump-14",
+        "--json",
+        s(&json_path),
+        "--html",
+        s(&html_path),
+        s(&gen),
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let j = json(&json_path);
+    let reasons: BTreeMap<String, u64> = serde_json::from_value(
+        cell(&j, "descriptors", "llvm-objdump-14")["not_comparable_reasons"].clone(),
+    )
+    .unwrap();
+    assert_eq!(reasons, want);
+    let html = std::fs::read_to_string(&html_path).unwrap();
+    for (why, n) in &want {
+        assert!(
+            html.contains(&format!("{why} ({n})")),
+            "{why} ({n}) not in the page"
+        );
+    }
+    let text = String::from_utf8(o.stdout).unwrap();
+    let lines: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("  not comparable: descriptors llvm-objdump-14: "))
+        .collect();
+    // The eight most frequent, then the rest counted.
+    let mut by_count: Vec<(&String, &u64)> = want.iter().collect();
+    by_count.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+    let mut expected: Vec<String> = by_count[..8]
+        .iter()
+        .map(|(why, n)| format!("  not comparable: descriptors llvm-objdump-14: {why} ({n})"))
+        .collect();
+    let rest: u64 = by_count[8..].iter().map(|(_, n)| **n).sum();
+    expected.push(format!(
+        "  not comparable: descriptors llvm-objdump-14: {rest} input(s) for 4 more reasons \
+         (the --json report and the --html page list every reason)"
+    ));
+    assert_eq!(lines, expected, "{text}");
+}

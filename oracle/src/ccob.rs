@@ -40,10 +40,11 @@ use zstd::zstd_safe;
 /// Magic at the start of a compressed offload bundle.
 pub const MAGIC: &[u8; 4] = b"CCOB";
 
-/// Default ceiling on one bundle's declared uncompressed size. The largest
-/// real one seen (hipBLASLt 7.1, a gfx1200 Tensile library) is 171 MB; a
-/// 1 GiB ceiling leaves a 6x margin while bounding what a hostile header
-/// can make us allocate.
+/// Default ceiling on one bundle's declared uncompressed size, bounding
+/// what a hostile header can make us allocate. Real ones reach past it:
+/// rocWMMA 7.2.4's test program `load_store_matrix_coop_sync_test`
+/// (package librocwmma-tests) holds bundles of up to 300 MB, but RCCL
+/// 7.2.4's `librccl.so.1.0` one of 1,198,137,312 bytes, which is refused.
 pub const DEFAULT_UNPACK_LIMIT: u64 = 1 << 30;
 
 /// The compression method of a compressed bundle.

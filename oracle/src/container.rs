@@ -18,7 +18,7 @@
 
 use crate::ccob;
 use crate::elf;
-use crate::elf::raw::{at, from_bytes, ProgramHeader, SectionHeader, LE};
+use crate::elf::raw::{at, from_bytes, ProgramHeader, SectionHeader, LE, PF_X};
 
 /// Magic at the start of an uncompressed offload bundle.
 pub const BUNDLE_MAGIC: &[u8; 24] = b"__CLANG_OFFLOAD_BUNDLE__";
@@ -34,7 +34,9 @@ pub struct Member<'a> {
     /// Where it came from: `None` for a plain code object; else the bundle
     /// entry ID, prefixed by its container: `ccob@OFFSET:` for a compressed
     /// bundle in a file of its own, `.hip_fatbin@OFFSET:` for a bundle in
-    /// a host binary (`.hip_fatbin@OFFSET:ccob:` if compressed); or
+    /// a host binary (`.hip_fatbin@OFFSET:ccob:` if compressed; `PT_LOAD@`
+    /// instead of `.hip_fatbin@` in a host binary whose section headers
+    /// are lost, where bundles are found in its loaded segments); or
     /// `SECTION@OFFSET` for a raw image embedded in a host binary's data
     /// section. OFFSET is the file offset of the bundle or image.
     pub name: Option<String>,
@@ -248,7 +250,7 @@ pub fn scan(d: &[u8]) -> Scan<'_> {
         // clang-offload-bundler reads a file of concatenated compressed
         // bundles one after another; so do we.
         Kind::CompressedBundle => {
-            scan_bundles(d, 0, false, &mut out);
+            scan_bundles(d, 0, None, &mut out);
         }
         Kind::HostElf => scan_host(d, &mut out),
         Kind::Other => out.not_a_code_object = true,
@@ -263,6 +265,15 @@ fn scan_host<'a>(d: &'a [u8], out: &mut Scan<'a>) {
         out.not_a_code_object = true;
         return;
     };
+    if let Some(e) = section_headers_lost(d, &h) {
+        // A file cut short (a partial download or copy) loses its section
+        // headers first: they come last. `.hip_fatbin` cannot be found by
+        // name then, but its bytes are loaded, so bundles are looked for in
+        // the part of the loaded segments that is present.
+        out.errors.push(e);
+        scan_segments(d, &h, out);
+        return;
+    }
     let mut fatbin = false;
     for sec in elf::read_sections(d, &h) {
         if sec.name == FATBIN_SECTION {
@@ -286,16 +297,24 @@ fn scan_host<'a>(d: &'a [u8], out: &mut Scan<'a>) {
 }
 
 fn scan_fatbin<'a>(d: &'a [u8], sec: &elf::Section, out: &mut Scan<'a>) {
-    let Some(bytes) = sec.data(d) else {
-        out.errors.push(format!(
-            "{FATBIN_SECTION} section bytes {:#x}+{:#x} lie outside the {}-byte file",
-            sec.offset,
-            sec.size,
-            d.len()
-        ));
-        return;
+    let bytes = match sec.data(d) {
+        Some(b) => b,
+        None => {
+            out.errors.push(format!(
+                "{FATBIN_SECTION} section bytes {:#x}+{:#x} lie outside the {}-byte file",
+                sec.offset,
+                sec.size,
+                d.len()
+            ));
+            // The bundles in the part that is there are still read (one cut
+            // off is reported as running past the end).
+            match usize::try_from(sec.offset).ok().and_then(|o| d.get(o..)) {
+                Some(present) if !present.is_empty() => present,
+                _ => return,
+            }
+        }
     };
-    if !scan_bundles(bytes, sec.offset, true, out) {
+    if !scan_bundles(bytes, sec.offset, Some(FATBIN_SECTION), out) {
         out.errors.push(format!(
             "{FATBIN_SECTION} holds no offload bundle (neither __CLANG_OFFLOAD_BUNDLE__ nor CCOB)"
         ));
@@ -304,9 +323,10 @@ fn scan_fatbin<'a>(d: &'a [u8], sec: &elf::Section, out: &mut Scan<'a>) {
 
 /// Reads the bundles, compressed or not, that follow one another in
 /// `region` (file offset `base`), skipping padding between them; names
-/// their members as inside a host binary's `.hip_fatbin` when `in_host`.
-/// Returns false if there is none.
-fn scan_bundles<'a>(region: &'a [u8], base: u64, in_host: bool, out: &mut Scan<'a>) -> bool {
+/// their members as inside `host`, the part of a host binary the region is
+/// (`.hip_fatbin`, or `PT_LOAD` for a loaded segment), if given. Returns
+/// false if there is none.
+fn scan_bundles<'a>(region: &'a [u8], base: u64, host: Option<&str>, out: &mut Scan<'a>) -> bool {
     let mut pos = 0usize;
     let mut found = false;
     while let Some(start) = next_bundle(region, pos) {
@@ -314,7 +334,7 @@ fn scan_bundles<'a>(region: &'a [u8], base: u64, in_host: bool, out: &mut Scan<'
         let at = base + start as u64;
         let here = &region[start..];
         if here.starts_with(BUNDLE_MAGIC) {
-            let prefix = in_host.then(|| format!("{FATBIN_SECTION}@{at:#x}:"));
+            let prefix = host.map(|h| format!("{h}@{at:#x}:"));
             match read_bundle(here, at, prefix.as_deref(), &mut out.members) {
                 Ok(len) => pos = start + len.max(BUNDLE_MAGIC.len()),
                 Err(e) => {
@@ -328,10 +348,9 @@ fn scan_bundles<'a>(region: &'a [u8], base: u64, in_host: bool, out: &mut Scan<'
         match ccob::locate(here) {
             Ok(loc) => {
                 out.compressed.push(Compressed {
-                    name: if in_host {
-                        format!("{FATBIN_SECTION}@{at:#x}:ccob")
-                    } else {
-                        format!("ccob@{at:#x}")
+                    name: match host {
+                        Some(h) => format!("{h}@{at:#x}:ccob"),
+                        None => format!("ccob@{at:#x}"),
                     },
                     offset: at,
                     header: loc.header,
@@ -345,7 +364,7 @@ fn scan_bundles<'a>(region: &'a [u8], base: u64, in_host: bool, out: &mut Scan<'
                 // stream may hold anything (even a raw-stored bundle
                 // magic): searching on would report noise.
                 let rest = region.len() - start;
-                let place = if in_host { FATBIN_SECTION } else { "file" };
+                let place = host.unwrap_or("file");
                 out.errors.push(format!(
                     "compressed offload bundle at file offset {at:#x}: {e}; the remaining {rest} bytes of the {place} are not searched"
                 ));
@@ -354,6 +373,53 @@ fn scan_bundles<'a>(region: &'a [u8], base: u64, in_host: bool, out: &mut Scan<'
         }
     }
     found
+}
+
+/// Why the section headers of host ELF file `d` cannot be read, if they lie
+/// (wholly or partly) past its end.
+fn section_headers_lost(d: &[u8], h: &elf::Header) -> Option<String> {
+    // e_shnum 0 with a table means more than 0xff00 sections (the count is
+    // then in the first header): at least one header is there to read.
+    let n = u64::from(h.shnum.max(1));
+    let end = h.shoff.saturating_add(n * elf::SHDR_SIZE as u64);
+    (h.shoff != 0 && end > d.len() as u64).then(|| {
+        format!(
+            "ELF section headers at offset {:#x} past the end of the {}-byte file",
+            h.shoff,
+            d.len()
+        )
+    })
+}
+
+/// Looks for bundles in the loaded, non-executable segments of host ELF
+/// file `d` (where `.hip_fatbin` is loaded), as far as their bytes are in
+/// the file; each byte of the file is searched once.
+fn scan_segments<'a>(d: &'a [u8], h: &elf::Header, out: &mut Scan<'a>) {
+    if usize::from(h.phentsize) != elf::PHDR_SIZE {
+        return;
+    }
+    let mut loads: Vec<(u64, u64)> = (0..u64::from(h.phnum))
+        .map_while(|i| {
+            let off = h.phoff.checked_add(i * elf::PHDR_SIZE as u64)?;
+            let b = elf::range(d, off, elf::PHDR_SIZE as u64)?;
+            from_bytes::<ProgramHeader>(b).ok().map(|(p, _)| *p)
+        })
+        .filter(|p| p.p_type.get(LE) == elf::PT_LOAD && p.p_flags.get(LE) & PF_X == 0)
+        .map(|p| (p.p_offset.get(LE), p.p_filesz.get(LE)))
+        .collect();
+    loads.sort_unstable();
+    let mut searched = 0u64;
+    for (off, size) in loads {
+        let start = off.max(searched);
+        let end = off.saturating_add(size).min(d.len() as u64);
+        if start >= end {
+            continue;
+        }
+        searched = end;
+        // In range: both ends are at most d.len().
+        let region = &d[start as usize..end as usize];
+        scan_bundles(region, start, Some("PT_LOAD"), out);
+    }
 }
 
 /// Where the next bundle magic (either kind) starts at or after `pos`.

@@ -85,7 +85,9 @@ pub struct Counts {
     pub timed_out: u64,
     /// Time spent in the peer and the comparison, in nanoseconds.
     pub nanos: u64,
-    /// Why inputs were not comparable, with counts (at most 8 reasons).
+    /// Why inputs were not comparable, with counts: every reason (as many
+    /// as the inputs at most; the text report abbreviates them, the JSON
+    /// report and the HTML page do not).
     pub reasons: BTreeMap<String, u64>,
 }
 
@@ -109,13 +111,8 @@ impl Counts {
     fn add_reason(&mut self, r: &str, n: u64) {
         if let Some(c) = self.reasons.get_mut(r) {
             *c += n;
-        } else if self.reasons.len() < 8 {
-            self.reasons.insert(r.to_owned(), n);
         } else {
-            *self
-                .reasons
-                .entry("(other reasons)".to_owned())
-                .or_insert(0) += n;
+            self.reasons.insert(r.to_owned(), n);
         }
     }
 

@@ -37,6 +37,10 @@ use super::engine::{Counts, RunResult};
 use super::findings::Finding;
 use super::Peer;
 
+/// Not-comparable reasons the text report lists per cell (the most
+/// frequent; it counts the others and says where they are).
+const TEXT_REASONS: usize = 8;
+
 /// Totals over the matrix.
 pub fn totals(r: &RunResult) -> Counts {
     let mut t = Counts::default();
@@ -223,8 +227,21 @@ pub fn text(r: &RunResult, allowlist: &Allowlist) -> String {
         line(&mut s, row);
     }
     for ((c, p), k) in &r.cells {
-        for (why, n) in &k.reasons {
+        // The most frequent first; a cell can have a reason per processor.
+        let mut reasons: Vec<(&String, &u64)> = k.reasons.iter().collect();
+        reasons.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+        for (why, n) in reasons.iter().take(TEXT_REASONS) {
             let _ = writeln!(s, "  not comparable: {c} {p}: {why} ({n})");
+        }
+        let rest = &reasons[reasons.len().min(TEXT_REASONS)..];
+        if !rest.is_empty() {
+            let inputs: u64 = rest.iter().map(|(_, n)| **n).sum();
+            let _ = writeln!(
+                s,
+                "  not comparable: {c} {p}: {} input(s) for {} more reasons (the --json report and the --html page list every reason)",
+                inputs,
+                rest.len()
+            );
         }
     }
     // One line per comparison and reason, naming its processors (a

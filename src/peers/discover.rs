@@ -40,6 +40,7 @@
 //! `mine:comgr`). A named peer that is the same file as one found
 //! (canonical paths) replaces it. A bad value is an error of one line.
 
+use crate::outln;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::io::Read;
@@ -661,7 +662,7 @@ pub fn hsa_worker(path: &Path) -> u8 {
     let r = probe_hsa(path);
     match serde_json::to_string(&r) {
         Ok(s) => {
-            println!("{s}");
+            outln!("{s}");
             0
         }
         Err(e) => {

@@ -30,6 +30,7 @@ pub mod reduce;
 pub mod run;
 pub mod worker;
 
+use crate::out;
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -430,7 +431,7 @@ fn emit(
     )?;
     write(&a.junit, rep::junit(command, r))?;
     write(&a.html, rep::html(command, r, &allow))?;
-    print!("{}", rep::text(r, &allow));
+    out!("{}", rep::text(r, &allow));
     Ok(rep::exit_code(r))
 }
 

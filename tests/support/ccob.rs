@@ -27,20 +27,42 @@ impl Method {
 
 /// An uncompressed offload bundle of `entries` (ID, bytes).
 pub fn bundle(entries: &[(&str, &[u8])]) -> Vec<u8> {
-    let mut hdr = b"__CLANG_OFFLOAD_BUNDLE__".to_vec();
-    hdr.extend((entries.len() as u64).to_le_bytes());
-    let mut off = hdr.len() + entries.iter().map(|(id, _)| 24 + id.len()).sum::<usize>();
-    let mut body: Vec<u8> = Vec::new();
-    for (id, data) in entries {
-        hdr.extend((off as u64).to_le_bytes());
-        hdr.extend((data.len() as u64).to_le_bytes());
-        hdr.extend((id.len() as u64).to_le_bytes());
-        hdr.extend(id.as_bytes());
-        body.extend(*data);
-        off += data.len();
+    let heads: Vec<(&str, u64)> = entries
+        .iter()
+        .map(|(id, d)| (*id, d.len() as u64))
+        .collect();
+    let mut out = Vec::new();
+    write_bundle(&mut out, &heads, &mut |i, w| w.write_all(entries[i].1)).unwrap();
+    out
+}
+
+/// Writes an uncompressed offload bundle of `entries` (ID, size) to `w`,
+/// the header first, then each entry's bytes as `body(index, w)` writes
+/// them (so a large bundle need not be held in memory).
+pub fn write_bundle(
+    w: &mut dyn Write,
+    entries: &[(&str, u64)],
+    body: &mut dyn FnMut(usize, &mut dyn Write) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    w.write_all(b"__CLANG_OFFLOAD_BUNDLE__")?;
+    w.write_all(&(entries.len() as u64).to_le_bytes())?;
+    let mut off = 24
+        + 8
+        + entries
+            .iter()
+            .map(|(id, _)| 24 + id.len() as u64)
+            .sum::<u64>();
+    for (id, size) in entries {
+        w.write_all(&off.to_le_bytes())?;
+        w.write_all(&size.to_le_bytes())?;
+        w.write_all(&(id.len() as u64).to_le_bytes())?;
+        w.write_all(id.as_bytes())?;
+        off += size;
     }
-    hdr.extend(body);
-    hdr
+    for i in 0..entries.len() {
+        body(i, w)?;
+    }
+    Ok(())
 }
 
 /// `data` compressed as LLVM does (one zstd frame with its content size, or
