@@ -489,18 +489,24 @@ fn explain_rejection(target: &Target, version: u32, bytes: &[u8], e: &str) -> Op
         .unwrap_or("");
     let mut words = at.split_whitespace();
     let (directive, value) = (words.next().unwrap_or(""), words.next());
-    if e.starts_with("error: .amdhsa_reserve_xnack_mask does not match target id")
-        && at == ".amdhsa_reserve_xnack_mask 0"
-    {
-        // llvm-objdump always prints 0; llvm-mc wants the target ID's
-        // XNACK setting (1 for on and any).
+    if e.starts_with("error: .amdhsa_reserve_xnack_mask does not match target id") {
+        // llvm-mc wants the directive to be the target ID's XNACK setting
+        // (1 for on and any); llvm-objdump prints 0, and 1 on GFX12.5.
         let on = hsaco_oracle::elf::read_header(bytes)
             .and_then(|h| {
                 let cov = targets::CodeObjectVersion::from_abi_version(h.abi_version)?;
                 targets::TargetId::from_e_flags(h.flags, cov).ok()
             })
-            .is_some_and(|id| id.xnack.is_on_or_any());
-        return on.then_some("reassembly:reserve-xnack-mask");
+            .map(|id| id.xnack.is_on_or_any());
+        match (at, on) {
+            (".amdhsa_reserve_xnack_mask 0", Some(true)) => {
+                return Some("reassembly:reserve-xnack-mask")
+            }
+            (".amdhsa_reserve_xnack_mask 1", Some(false)) if target.is_gfx12_5() => {
+                return Some("reassembly:gfx12-5-reserve-xnack-mask")
+            }
+            _ => {}
+        }
     }
     if e.starts_with("error: value out of range")
         && directive == ".amdhsa_next_free_sgpr"
