@@ -495,7 +495,7 @@ pub struct Coverage {
 }
 
 /// An SMEM instruction's shape: opcode × offset form × modifiers.
-type FormKey = (u8, smem::forms::OffsetForm, bool, bool, u8, u8);
+type FormKey = (u8, smem::forms::OffsetForm, smem::forms::Modifiers);
 
 /// One case whose verdict differs from its manifest.
 #[derive(Debug, Clone, Serialize)]
@@ -529,10 +529,7 @@ fn form_key(i: &smem::Instruction) -> FormKey {
     (
         i.op.opcode,
         offset_form(&i.offset),
-        i.glc,
-        i.dlc,
-        i.th,
-        i.scope,
+        smem::forms::Modifiers::of(i),
     )
 }
 
@@ -551,7 +548,7 @@ impl Coverage {
                 let m = smem::forms::forms(g)
                     .iter()
                     .enumerate()
-                    .map(|(i, f)| ((f.op.opcode, f.offset, f.glc, f.dlc, f.th, f.scope), i))
+                    .map(|(i, f)| ((f.op.opcode, f.offset, f.modifiers()), i))
                     .collect();
                 (g, m)
             })
@@ -677,7 +674,7 @@ impl Coverage {
             let c = i.op.class;
             let gfx89 = matches!(g, SmemGen::Gfx8 | SmemGen::Gfx9);
             s.sdata_regs |= c.has_sdata_regs();
-            s.sdata_imm |= g == SmemGen::Gfx12 && c.has_sdata_imm();
+            s.sdata_imm |= g.is_gfx12() && c.has_sdata_imm();
             s.sbase |= c.has_sbase();
             s.no_offset_gfx89 |= gfx89 && !c.has_offset();
             s.no_cpol_gfx11 |= g == SmemGen::Gfx11 && !c.has_glc();
@@ -687,7 +684,7 @@ impl Coverage {
                     smem::Offset::Sgpr(_) | smem::Offset::SgprImm { .. } | smem::Offset::Soffset(_)
                 );
             let buffer = c.buffer_base();
-            s.buffer_imm |= g != SmemGen::Gfx12
+            s.buffer_imm |= !g.is_gfx12()
                 && buffer
                 && matches!(
                     i.offset,
@@ -946,6 +943,7 @@ fn gen_name(g: SmemGen) -> &'static str {
         SmemGen::Gfx10_3 => "gfx10.3",
         SmemGen::Gfx11 => "gfx11",
         SmemGen::Gfx12 => "gfx12",
+        SmemGen::Gfx12_5 => "gfx12.5",
     }
 }
 
@@ -958,6 +956,11 @@ fn form_name(f: &smem::forms::Form) -> String {
     }
     if f.th != 0 || f.scope != 0 {
         let _ = write!(s, " th:{} scope:{}", f.th, f.scope);
+    }
+    for (on, m) in [(f.scale_offset, " scale_offset"), (f.nv, " nv")] {
+        if on {
+            s.push_str(m);
+        }
     }
     s
 }

@@ -62,7 +62,7 @@ const INVALID: &Rule = &oracle::smem::exec::INVALID_INSTRUCTION;
 pub(super) static MUTATORS: &[Mutator] = &[
     Mutator {
         rule: &oracle::smem::SDATA_IMMEDIATE,
-        how: "GFX12: a probe or prefetch immediate above 31",
+        how: "GFX12, GFX12.5: a probe or prefetch immediate above 31",
         also: &[INVALID],
         asm: MutantAsm::Rebuilds,
         apply: smem_sdata_immediate,
@@ -630,27 +630,33 @@ fn smem_opcode(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
 
 /// Bits no instruction of class `c` uses on `gen` (the decoder ignores
 /// them): GFX8 13-15, GFX9 13 and 15 (NV), GFX10 13, 15 and 17 (no IMM),
-/// GFX11 15-17, GFX12 19, 20 and 25; above the 21-bit (GFX12 24-bit)
-/// immediate where there is an offset, and all of 32-63 where there is
-/// none; GFX12 th/scope on everything but loads.
+/// GFX11 15-17, GFX12 and GFX12.5 19, 20 and 25; above the 21-bit (GFX12
+/// 24-bit) immediate where there is an offset, and all of 32-63 where
+/// there is none; GFX12 th/scope on everything but loads. GFX12.5 uses
+/// bit 20 (NV) on loads and bit 56 (SCALE_OFFSET) on non-buffer loads.
 fn unused_bits(gen: SmemGen, c: Class) -> Vec<u32> {
     let mut v: Vec<u32> = match gen {
         SmemGen::Gfx8 => vec![13, 14, 15],
         SmemGen::Gfx9 => vec![13, 15],
         SmemGen::Gfx10_1 | SmemGen::Gfx10_3 => vec![13, 15, 17],
         SmemGen::Gfx11 => vec![15, 16, 17],
-        SmemGen::Gfx12 => vec![19, 20, 25],
+        SmemGen::Gfx12 | SmemGen::Gfx12_5 => vec![19, 20, 25],
     };
     if !c.has_offset() {
         v.extend(32..64);
-    } else if gen == SmemGen::Gfx12 {
+    } else if gen.is_gfx12() {
         v.push(56);
     } else if gen.is_rdna() {
         v.extend(53..57);
     }
-    if gen == SmemGen::Gfx12 && !matches!(c, Class::Load | Class::BufferLoad) {
+    if gen.is_gfx12() && !matches!(c, Class::Load | Class::BufferLoad) {
         v.extend(21..25);
     }
+    let used = [
+        gen.nv_bit().filter(|_| gen.has_nv(c)),
+        gen.scale_offset_bit().filter(|_| gen.has_scale_offset(c)),
+    ];
+    v.retain(|b| !used.contains(&Some(*b)));
     v
 }
 
@@ -736,10 +742,10 @@ fn smem_cpol_unsupported(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
     )
 }
 
-/// A probe or prefetch immediate of 32-127 (GFX12), in a stream word or
+/// A probe or prefetch immediate of 32-127 (GFX12, GFX12.5), in a stream word or
 /// a tail probe.
 fn smem_sdata_immediate(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
-    if SmemGen::for_target(c.t) != Some(SmemGen::Gfx12) {
+    if !SmemGen::for_target(c.t).is_some_and(SmemGen::is_gfx12) {
         return Ok(None);
     }
     let Some(mut p) = prepare(c, u)? else {
@@ -931,7 +937,7 @@ fn smem_offset_buffer_negative(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
     let Some(gen) = SmemGen::for_target(c.t) else {
         return Ok(None);
     };
-    if matches!(gen, SmemGen::Gfx8 | SmemGen::Gfx12) {
+    if gen == SmemGen::Gfx8 || gen.is_gfx12() {
         return Ok(None);
     }
     with_prep(c, u, |p, u| {

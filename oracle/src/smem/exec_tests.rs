@@ -199,8 +199,8 @@ fn every_table_entry_executes() {
             }
         }
     }
-    // GFX8, GFX9, gfx1010, gfx1030, GFX11, GFX12 table sizes.
-    assert_eq!(count, 24 + 84 + 84 + 16 + 14 + 28);
+    // GFX8, GFX9, gfx1010, gfx1030, GFX11, GFX12, GFX12.5 table sizes.
+    assert_eq!(count, 24 + 84 + 84 + 16 + 14 + 28 + 28);
 }
 
 /// Atomic cases: (operation, old, data, compare, new memory value), from
