@@ -175,6 +175,8 @@ pub struct SmemFacts {
     pub xnack: bool,
     /// Some executed cache discard.
     pub discard: bool,
+    /// Some executed GFX12.5 byte load with `scale_offset`.
+    pub scale_offset: bool,
 }
 
 impl Facts {
@@ -445,6 +447,7 @@ pub fn scope(id: &str) -> Result<Scope, &'static str> {
         | "smem.address.unaligned" => |f| f.smem.executed,
         "smem.gfx8.store_offset_register" => |f| f.smem.gfx8_store,
         "smem.buffer.resource_hazard" | "smem.buffer.stride" => |f| f.smem.buffer,
+        "smem.scale_offset.byte_load" => |f| f.smem.scale_offset,
         "smem.offset.negative" => |f| f.smem.imm_offset_gfx9plus,
         "smem.xnack.clause_overlap" => |f| f.smem.xnack,
         "smem.discard.dirty" => |f| f.smem.discard,
@@ -699,6 +702,8 @@ impl Coverage {
                     smem::Offset::Imm(_) | smem::Offset::SgprImm { .. }
                 );
             s.discard |= c == Class::Discard;
+            s.scale_offset |=
+                i.scale_offset && matches!(i.op.ext, smem::table::Ext::I8 | smem::table::Ext::U8);
             if d.verdict == smem::Verdict::Valid {
                 if let Some(&fi) = self.form_index.get(&g).and_then(|m| m.get(&form_key(&i))) {
                     self.forms[side].insert((g, fi));

@@ -379,6 +379,10 @@ struct OpPlan {
     nonnegative: bool,
     /// Largest SDATA immediate (probes, prefetches).
     imm_max: u8,
+    /// A GFX12.5 byte load: with `scale_offset` it takes only the
+    /// immediate form, because the executor predicts no scaled nonzero
+    /// SGPR offset of a byte load (`smem.scale_offset.byte_load`).
+    scale_needs_imm: bool,
     /// ENCODING and OPCODE bits of the word.
     template: u64,
     /// Registers of SBASE (0, 2 or 4) as a mask at register 0 (shifted
@@ -456,6 +460,7 @@ fn plan(gen: SmemGen, op: &'static OpInfo) -> OpPlan {
         nonnegative: gen != SmemGen::Gfx8
             && matches!(c, Class::Load | Class::Store | Class::Atomic),
         imm_max: if gen.is_gfx12() { 31 } else { 127 },
+        scale_needs_imm: gen.has_scale_offset(c) && matches!(op.ext, Ext::I8 | Ext::U8),
         template: (u64::from(gen.encoding()) << 26)
             | (u64::from(op.opcode) << gen.opcode_field().0),
         base_m: reg_mask(
@@ -1224,11 +1229,10 @@ fn draw_instruction(
         .copied()
         .unwrap_or_default();
     let glc = mods.glc;
-    let offset = o
-        .offsets
-        .get(sel(r, 1, o.n_offsets))
-        .copied()
-        .unwrap_or(OffsetForm::None);
+    let offset = match o.offsets.get(sel(r, 1, o.n_offsets)).copied() {
+        Some(OffsetForm::SgprImm) if p.scale_needs_imm && mods.scale_offset => OffsetForm::Imm,
+        f => f.unwrap_or(OffsetForm::None),
+    };
     // Operands from per-opcode candidate lists, without branching on the
     // class (the class changes at random from one instruction to the
     // next, so branches on it would mostly mispredict).

@@ -196,13 +196,23 @@ pub(super) static MUTATORS: &[Mutator] = &[
 ];
 
 /// SMEM rules no mutation of a generated object breaks, with the reason.
-pub(super) static UNMUTABLE: &[(&Rule, &str)] = &[(
-    &oracle::smem::ENCODING,
-    "no kernel code can break it: the code-level check (hsaco_oracle::smem::code) takes a kernel \
-     word for SMEM by its ENCODING field (bits 31:26), so a word with another encoding is another, \
-     opaque instruction, never an SMEM word with a bad encoding; only callers that hand the decoder \
-     a word as SMEM reach the rule (`hsaco-conform smem decode`, the smem_roundtrip fuzz target)",
-)];
+pub(super) static UNMUTABLE: &[(&Rule, &str)] = &[
+    (
+        &oracle::smem::ENCODING,
+        "no kernel code can break it: the code-level check (hsaco_oracle::smem::code) takes a kernel \
+         word for SMEM by its ENCODING field (bits 31:26), so a word with another encoding is another, \
+         opaque instruction, never an SMEM word with a bad encoding; only callers that hand the decoder \
+         a word as SMEM reach the rule (`hsaco-conform smem decode`, the smem_roundtrip fuzz target)",
+    ),
+    (
+        &oracle::smem::exec::SCALE_OFFSET_BYTE_LOAD,
+        "no kernel code can break it: the rule needs a nonzero SGPR offset, and in the code-level \
+         check every register starts at 0 and GFX12.5 has no SMEM instruction that makes another \
+         value (loads read never-written memory, which is 0; no stores, atomics or time counters); \
+         only an executor given initial registers reaches it (the replay's SMEM probes, \
+         hsaco_oracle::smem::exec tests)",
+    ),
+];
 
 // ---------------------------------------------------------------------------
 // Preparation.

@@ -979,7 +979,7 @@ fn rules_are_declared_in_the_smem_namespace() {
         assert!(seen.insert(r.id), "{}", r.id);
         assert!(!r.statement.is_empty() && !r.reference.is_empty());
     }
-    assert_eq!(RULES.len(), 10);
+    assert_eq!(RULES.len(), 11);
 }
 
 #[test]
