@@ -566,8 +566,10 @@ fn zero_offset(gen: SmemGen, op: &OpInfo) -> Offset {
     }
 }
 
-/// A valid instruction of `op` on fresh registers with offset 0 (cache
-/// policy clear, SDATA immediate 0), or `None` when registers run out.
+/// A valid instruction of `op` on fresh registers with offset 0 (GLC,
+/// DLC, th and scope clear, SDATA immediate 0; on GFX12.5 `nv` and
+/// `scale_offset` drawn where the opcode takes them), or `None` when
+/// registers run out.
 fn build(
     p: &mut Prep,
     u: &mut Unstructured<'_>,
@@ -579,13 +581,18 @@ fn build(
     let Some(sbase) = p.alloc_base(u, op)? else {
         return Ok(None);
     };
-    Ok(Some(Instruction::new(
-        p.gen,
-        op,
-        sdata,
-        sbase,
-        zero_offset(p.gen, op),
-    )))
+    let gen = p.gen;
+    let c = op.class;
+    let i = Instruction::new(gen, op, sdata, sbase, zero_offset(gen, op));
+    // Only families with the modifiers draw them, so that the draws (and
+    // mutants) of the others stay what they were.
+    let nv = gen.has_nv(c) && u.arbitrary::<bool>()?;
+    let scale_offset = gen.has_scale_offset(c) && u.arbitrary::<bool>()?;
+    Ok(Some(Instruction {
+        nv,
+        scale_offset,
+        ..i
+    }))
 }
 
 /// A stream instruction satisfying `pred` (as a tail copy), or else one
@@ -752,7 +759,7 @@ fn smem_cpol_unsupported(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
     )
 }
 
-/// A probe or prefetch immediate of 32-127 (GFX12, GFX12.5), in a stream word or
+/// A probe or prefetch immediate of 32-127 (GFX12), in a stream word or
 /// a tail probe.
 fn smem_sdata_immediate(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
     if !SmemGen::for_target(c.t).is_some_and(SmemGen::is_gfx12) {
