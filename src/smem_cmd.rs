@@ -406,22 +406,26 @@ fn decoded_json(line: usize, input: &str, t: &Target, d: &Decoded) -> serde_json
             obj.insert("rule".into(), json!(rule.id));
         }
         if let Some(i) = d.instruction {
-            obj.insert(
-                "instruction".into(),
-                json!({
-                    "mnemonic": i.op.mnemonic,
-                    "class": format!("{:?}", i.op.class),
-                    "sdata_dwords": i.op.width,
-                    "sdata": i.sdata,
-                    "sbase": i.sbase,
-                    "offset": offset_json(i.offset),
-                    "glc": i.glc,
-                    "dlc": i.dlc,
-                    "th": i.th,
-                    "scope": i.scope,
-                    "llvm_text": i.to_string(),
-                }),
-            );
+            let mut ins = json!({
+                "mnemonic": i.op.mnemonic,
+                "class": format!("{:?}", i.op.class),
+                "sdata_dwords": i.op.width,
+                "sdata": i.sdata,
+                "sbase": i.sbase,
+                "offset": offset_json(i.offset),
+                "glc": i.glc,
+                "dlc": i.dlc,
+                "th": i.th,
+                "scope": i.scope,
+                "llvm_text": i.to_string(),
+            });
+            // Only families with the GFX12.5 modifiers report them, so the
+            // objects of the others are what they were.
+            if let (Some(m), Some(_)) = (ins.as_object_mut(), i.gen.nv_bit()) {
+                m.insert("nv".into(), json!(i.nv));
+                m.insert("scale_offset".into(), json!(i.scale_offset));
+            }
+            obj.insert("instruction".into(), ins);
         }
     }
     v
