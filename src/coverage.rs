@@ -176,6 +176,8 @@ pub struct SmemFacts {
     pub xnack: bool,
     /// Some executed cache discard.
     pub discard: bool,
+    /// Some executed GFX12.5 byte load with `scale_offset`.
+    pub scale_offset: bool,
 }
 
 impl Facts {
@@ -446,6 +448,7 @@ pub fn scope(id: &str) -> Result<Scope, &'static str> {
         | "smem.address.unaligned" => |f| f.smem.executed,
         "smem.gfx8.store_offset_register" => |f| f.smem.gfx8_store,
         "smem.buffer.resource_hazard" | "smem.buffer.stride" => |f| f.smem.buffer,
+        "smem.scale_offset.byte_load" => |f| f.smem.scale_offset,
         "smem.offset.negative" => |f| f.smem.imm_offset_gfx9plus,
         "smem.xnack.clause_overlap" => |f| f.smem.xnack,
         "smem.discard.dirty" => |f| f.smem.discard,
@@ -496,7 +499,7 @@ pub struct Coverage {
 }
 
 /// An SMEM instruction's shape: opcode × offset form × modifiers.
-type FormKey = (u8, smem::forms::OffsetForm, bool, bool, u8, u8);
+type FormKey = (u8, smem::forms::OffsetForm, smem::forms::Modifiers);
 
 /// One case whose verdict differs from its manifest.
 #[derive(Debug, Clone, Serialize)]
@@ -530,10 +533,7 @@ fn form_key(i: &smem::Instruction) -> FormKey {
     (
         i.op.opcode,
         offset_form(&i.offset),
-        i.glc,
-        i.dlc,
-        i.th,
-        i.scope,
+        smem::forms::Modifiers::of(i),
     )
 }
 
@@ -552,7 +552,7 @@ impl Coverage {
                 let m = smem::forms::forms(g)
                     .iter()
                     .enumerate()
-                    .map(|(i, f)| ((f.op.opcode, f.offset, f.glc, f.dlc, f.th, f.scope), i))
+                    .map(|(i, f)| ((f.op.opcode, f.offset, f.modifiers()), i))
                     .collect();
                 (g, m)
             })
@@ -678,7 +678,7 @@ impl Coverage {
             let c = i.op.class;
             let gfx89 = matches!(g, SmemGen::Gfx8 | SmemGen::Gfx9);
             s.sdata_regs |= c.has_sdata_regs();
-            s.sdata_imm |= g == SmemGen::Gfx12 && c.has_sdata_imm();
+            s.sdata_imm |= g.is_gfx12() && c.has_sdata_imm();
             s.sbase |= c.has_sbase();
             s.no_offset_gfx89 |= gfx89 && !c.has_offset();
             s.no_cpol_gfx11 |= g == SmemGen::Gfx11 && !c.has_glc();
@@ -688,7 +688,7 @@ impl Coverage {
                     smem::Offset::Sgpr(_) | smem::Offset::SgprImm { .. } | smem::Offset::Soffset(_)
                 );
             let buffer = c.buffer_base();
-            s.buffer_imm |= g != SmemGen::Gfx12
+            s.buffer_imm |= !g.is_gfx12()
                 && buffer
                 && matches!(
                     i.offset,
@@ -703,6 +703,8 @@ impl Coverage {
                     smem::Offset::Imm(_) | smem::Offset::SgprImm { .. }
                 );
             s.discard |= c == Class::Discard;
+            s.scale_offset |=
+                i.scale_offset && matches!(i.op.ext, smem::table::Ext::I8 | smem::table::Ext::U8);
             if d.verdict == smem::Verdict::Valid {
                 if let Some(&fi) = self.form_index.get(&g).and_then(|m| m.get(&form_key(&i))) {
                     self.forms[side].insert((g, fi));
@@ -947,6 +949,7 @@ fn gen_name(g: SmemGen) -> &'static str {
         SmemGen::Gfx10_3 => "gfx10.3",
         SmemGen::Gfx11 => "gfx11",
         SmemGen::Gfx12 => "gfx12",
+        SmemGen::Gfx12_5 => "gfx12.5",
     }
 }
 
@@ -959,6 +962,11 @@ fn form_name(f: &smem::forms::Form) -> String {
     }
     if f.th != 0 || f.scope != 0 {
         let _ = write!(s, " th:{} scope:{}", f.th, f.scope);
+    }
+    for (on, m) in [(f.scale_offset, " scale_offset"), (f.nv, " nv")] {
+        if on {
+            s.push_str(m);
+        }
     }
     s
 }

@@ -154,20 +154,28 @@ pub enum Divergence {
     /// LLVM 14 drops the immediate of GFX10's register-plus-immediate form
     /// (SOFFSET not null and OFFSET not 0): it prints the register alone.
     Llvm14Gfx10DropsOffset,
-    /// LLVM 22 prints bit 56 of a GFX12 load as `scale_offset` (after the
-    /// offset) and bit 20 as `nv` (last): gfx1250 modifiers that gfx1200
-    /// does not have and its own assembler refuses ("not supported on this
-    /// GPU"); LLVM 19 and the oracle ignore both bits (non-canonical).
+    /// LLVM 22 prints bit 56 of a GFX12 (gfx1200, gfx1201) load as
+    /// `scale_offset` (after the offset) and bit 20 as `nv` (last): gfx1250
+    /// modifiers that gfx1200 does not have and its own assembler refuses
+    /// ("not supported on this GPU"); LLVM 19 and the oracle ignore both
+    /// bits (non-canonical). GFX12.5 has the modifiers: the oracle models
+    /// them there, so this divergence never applies to gfx1250/gfx1251.
     Llvm22Gfx12Gfx1250Modifiers,
     /// LLVM 14-16 reject null as a 256- or 512-bit SDATA (GFX10+) as an
     /// invalid encoding; LLVM 19 and 22 print it, LLVM 22 assembles it,
     /// and the oracle calls it valid (errata SMEM 17).
     Llvm16NullWideSdata,
+    /// LLVM 22's GFX12.5 (gfx1250, gfx1251) disassembler prints bit 56 of a
+    /// buffer load as `scale_offset`, which its own assembler refuses
+    /// there ("scale_offset is not supported for this instruction"); the
+    /// oracle calls the bit unused (non-canonical), as LLVM's assembler
+    /// and instruction selection treat it (errata SMEM 18).
+    Llvm22Gfx1250BufferScaleOffset,
 }
 
 impl Divergence {
     /// Every divergence.
-    pub const ALL: [Divergence; 10] = [
+    pub const ALL: [Divergence; 11] = [
         Self::MisalignedTuple,
         Self::OutOfClassRegister,
         Self::NullTuple,
@@ -178,6 +186,7 @@ impl Divergence {
         Self::Llvm14Gfx10DropsOffset,
         Self::Llvm22Gfx12Gfx1250Modifiers,
         Self::Llvm16NullWideSdata,
+        Self::Llvm22Gfx1250BufferScaleOffset,
     ];
 
     /// Stable kebab-case name.
@@ -193,6 +202,7 @@ impl Divergence {
             Self::Llvm14Gfx10DropsOffset => "llvm14-gfx10-drops-offset",
             Self::Llvm22Gfx12Gfx1250Modifiers => "llvm22-gfx12-gfx1250-modifiers",
             Self::Llvm16NullWideSdata => "llvm16-null-wide-sdata",
+            Self::Llvm22Gfx1250BufferScaleOffset => "llvm22-gfx1250-buffer-scale-offset",
         }
     }
 
@@ -238,9 +248,14 @@ impl Divergence {
                  offset and prints the register alone (fixed in later LLVM)"
             }
             Self::Llvm22Gfx12Gfx1250Modifiers => {
-                "LLVM 22 prints GFX12 load bits 56 and 20 as the gfx1250 modifiers \
+                "LLVM 22 prints gfx1200 load bits 56 and 20 as the gfx1250 modifiers \
                  scale_offset and nv, which its gfx1200 assembler refuses; the oracle \
                  and LLVM 19 ignore the bits (non-canonical)"
+            }
+            Self::Llvm22Gfx1250BufferScaleOffset => {
+                "LLVM 22 prints bit 56 of a gfx1250 buffer load as scale_offset, which \
+                 its gfx1250 assembler refuses for buffer loads; the oracle ignores the \
+                 bit there (non-canonical)"
             }
             Self::Llvm16NullWideSdata => {
                 "LLVM 14-16 reject null as a 256- or 512-bit SDATA (GFX10+), which \
@@ -258,7 +273,7 @@ impl Divergence {
     pub fn versions(self) -> std::ops::RangeInclusive<u32> {
         match self {
             Self::Llvm14Gfx9IgnoresSoe | Self::Llvm14Gfx10DropsOffset => 14..=14,
-            Self::Llvm22Gfx12Gfx1250Modifiers => 22..=22,
+            Self::Llvm22Gfx12Gfx1250Modifiers | Self::Llvm22Gfx1250BufferScaleOffset => 22..=22,
             Self::Llvm16NullWideSdata => 14..=16,
             _ => 14..=19,
         }
@@ -742,6 +757,20 @@ pub fn expect(version: u32, gen: SmemGen, word: u64) -> Expectation {
             divergences.insert(Divergence::Llvm22Gfx12Gfx1250Modifiers);
         }
     }
+    if version >= 22
+        && gen.scale_offset_bit().is_some_and(|b| word >> b & 1 == 1)
+        && c == Class::BufferLoad
+    {
+        // Where GFX12.5 prints the modifier: after the offset, before
+        // th/scope and nv.
+        let at = [" th:", " scope:", " nv"]
+            .iter()
+            .filter_map(|m| text.find(m))
+            .min()
+            .unwrap_or(text.len());
+        text.insert_str(at, " scale_offset");
+        divergences.insert(Divergence::Llvm22Gfx1250BufferScaleOffset);
+    }
     // Every invalid verdict must be explained by at least one divergence.
     if reason.is_some() && divergences.is_empty() {
         return Expectation::Unmodelled;
@@ -886,6 +915,9 @@ pub struct Tally {
     pub known_examples: Vec<(Divergence, Example)>,
     /// Words not given to LLVM (known to crash it).
     pub skipped: u64,
+    /// Of `skipped`: words that begin an instruction longer than 8 bytes
+    /// ([`begins_longer_instruction`]).
+    pub truncated: u64,
     /// Nanoseconds spent inside LLVM's disassembler.
     pub llvm_nanos: u64,
 }
@@ -912,6 +944,7 @@ impl Tally {
         self.different += o.different;
         self.llvm_nanos += o.llvm_nanos;
         self.skipped += o.skipped;
+        self.truncated += o.truncated;
         for &(d, n) in &o.known {
             self.add_known(d, n);
         }
@@ -1026,12 +1059,36 @@ pub fn word_bytes(word: u64) -> String {
     s
 }
 
+/// True when `word` is not an SMEM word of `gen` and LLVM decodes it,
+/// followed by zero bytes, as an instruction longer than 8 bytes (a 64-bit
+/// encoding with a 32-bit literal, such as VOPD or VOP3 with a literal
+/// source from GFX10; on GFX12.5 also a 32-bit encoding with a 64-bit
+/// literal). Its 8 bytes alone end inside that instruction, so they say
+/// nothing about SMEM; where the literal is missing entirely LLVM 22
+/// crashes on them (the known crash
+/// `llvm.crash.llvm22-input-ends-in-instruction`, SIGSEGV in
+/// `llvm::Twine::print`; docs/errata.md SMEM 20), elsewhere it rejects
+/// them.
+pub fn begins_longer_instruction(
+    dis: &mut crate::peers::llvm_disasm::Disassembler,
+    gen: SmemGen,
+    word: u64,
+) -> bool {
+    if (word >> 26) & 0x3f == u64::from(gen.encoding()) {
+        return false;
+    }
+    let mut padded = [0u8; 8 + crate::conform::isolate::PAST_END_PAD];
+    padded[..8].copy_from_slice(&word.to_le_bytes());
+    dis.disassemble(&padded).is_some_and(|(n, _)| n > 8)
+}
+
 /// Runs `count` words of the stream for (`seed`, processor) starting at
 /// word `start` through `dis` and the oracle. Words for which
 /// `skip(index, word)` is true are not given to LLVM (counted in
-/// [`Tally::skipped`]). `before(index, word)` is called before each call
-/// into LLVM (a worker records it so that a crash can be traced to its
-/// word).
+/// [`Tally::skipped`]), nor are words that begin a longer instruction
+/// ([`begins_longer_instruction`], counted in [`Tally::truncated`] too).
+/// `before(index, word)` is called before each call into LLVM (a worker
+/// records it so that a crash can be traced to its word).
 #[allow(clippy::too_many_arguments)]
 pub fn run(
     dis: &mut crate::peers::llvm_disasm::Disassembler,
@@ -1054,6 +1111,11 @@ pub fn run(
             continue;
         }
         before(index, word);
+        if begins_longer_instruction(dis, gen, word) {
+            tally.skipped += 1;
+            tally.truncated += 1;
+            continue;
+        }
         let t = std::time::Instant::now();
         let got = dis.disassemble(&word.to_le_bytes());
         tally.llvm_nanos += t.elapsed().as_nanos() as u64;

@@ -262,3 +262,54 @@ fn diff_reports_not_comparable_processors() {
         "{out}"
     );
 }
+
+/// GFX12.5: `nv` and `scale_offset` encode, decode back, and appear in the
+/// JSON instruction objects of gfx1250/gfx1251 (and nowhere else); a
+/// modifier the instruction does not take is an error line.
+#[test]
+fn gfx12_5_modifiers_round_trip_and_show_in_json() {
+    let text = "\
+s_load_b32 s4, s[2:3], s5 offset:0x10 scale_offset th:TH_LOAD_HT scope:SCOPE_DEV nv
+s_buffer_load_b64 s[8:9], s[4:7], 0x20 nv
+s_load_u16 s1, s[6:7], 0x2 scale_offset
+";
+    for cpu in ["gfx1250", "gfx1251"] {
+        let o = run(&["smem", "encode", "--target", cpu], text);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let bytes = stdout(&o);
+        let o = run(&["smem", "decode", "--target", cpu], &bytes);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        assert_eq!(stdout(&o), text, "{cpu}");
+        let o = run(
+            &["smem", "decode", "--target", cpu, "--format", "json"],
+            &bytes,
+        );
+        let flags: Vec<(bool, bool)> = stdout(&o)
+            .lines()
+            .map(|l| {
+                let v: serde_json::Value = serde_json::from_str(l).expect("JSON");
+                let i = &v["instruction"];
+                (i["nv"] == true, i["scale_offset"] == true)
+            })
+            .collect();
+        assert_eq!(flags, [(true, true), (true, false), (false, true)], "{cpu}");
+    }
+    let o = run(
+        &["smem", "encode", "--target", "gfx1250"],
+        "s_buffer_load_b32 s4, s[4:7], 0x10 scale_offset\n",
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stdout(&o).contains("`scale_offset` is not allowed here"),
+        "{}",
+        stdout(&o)
+    );
+    // gfx1200 has neither modifier, and its JSON objects no such keys.
+    let o = run(
+        &["smem", "decode", "--target", "gfx1200", "--format", "json"],
+        "0x01,0x01,0x10,0xf4,0x10,0x00,0x00,0xf9\n",
+    );
+    let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).expect("JSON");
+    assert_eq!(v["verdict"], "non-canonical");
+    assert!(v["instruction"].get("nv").is_none() && v["instruction"].get("scale_offset").is_none());
+}

@@ -138,7 +138,7 @@ fn word(gen: SmemGen, shape: u8, b: &mut Bytes<'_>) -> u64 {
     let (reg, imm) = (u64::from(reg), u64::from(imm));
     let imm_bits = match gen {
         SmemGen::Gfx8 => 20,
-        SmemGen::Gfx12 => 24,
+        SmemGen::Gfx12 | SmemGen::Gfx12_5 => 24,
         _ => 21,
     };
     match (gen, f.offset) {

@@ -51,7 +51,7 @@ use crate::target::TargetChoice;
 use arbitrary::Unstructured;
 use hsaco_oracle::probe::smem::{self as contract, Init, Value};
 use hsaco_oracle::smem::exec::{self, AtomicOp, Semantics, Step};
-use hsaco_oracle::smem::forms::{self, Form, OffsetForm};
+use hsaco_oracle::smem::forms::{self, Form, Modifiers, OffsetForm};
 use hsaco_oracle::smem::table::Ext;
 use hsaco_oracle::smem::{self, Class, Instruction, Offset, OpInfo, SmemGen};
 use hsaco_oracle::targets::{Generation, Target};
@@ -138,7 +138,7 @@ pub fn decode_wait(gen: SmemGen, word: u32) -> Option<u8> {
 /// A wait as `llvm-mc-19` prints it: `s_waitcnt lgkmcnt(N)`, or GFX12
 /// `s_wait_kmcnt 0xN`.
 pub fn wait_text(gen: SmemGen, n: u8) -> String {
-    if gen == SmemGen::Gfx12 {
+    if gen.is_gfx12() {
         format!("s_wait_kmcnt {n:#x}")
     } else {
         format!("s_waitcnt lgkmcnt({n})")
@@ -166,6 +166,8 @@ pub fn form_of(i: &Instruction) -> Form {
         dlc: i.dlc,
         th: i.th,
         scope: i.scope,
+        nv: i.nv,
+        scale_offset: i.scale_offset,
     }
 }
 
@@ -275,7 +277,7 @@ pub fn write_code(out: &mut String, target: &Target, code: &[u32]) {
         }
         if let Some(gen) = gen {
             if let Some(n) = decode_wait(gen, w) {
-                let _ = if gen == SmemGen::Gfx12 {
+                let _ = if gen.is_gfx12() {
                     writeln!(out, "\ts_wait_kmcnt {n:#x}")
                 } else {
                     writeln!(out, "\ts_waitcnt lgkmcnt({n})")
@@ -354,8 +356,8 @@ fn class_enabled(cfg: &Config, c: Class) -> bool {
     }
 }
 
-/// A modifier set (glc, dlc, th, scope) with its word bits.
-type ModSet = ((bool, bool, u8, u8), u64);
+/// A modifier set with its word bits.
+type ModSet = (Modifiers, u64);
 
 /// What the generator needs to know of one opcode, computed once per
 /// family.
@@ -377,6 +379,10 @@ struct OpPlan {
     nonnegative: bool,
     /// Largest SDATA immediate (probes, prefetches).
     imm_max: u8,
+    /// A GFX12.5 byte load: with `scale_offset` it takes only the
+    /// immediate form, because the executor predicts no scaled nonzero
+    /// SGPR offset of a byte load (`smem.scale_offset.byte_load`).
+    scale_needs_imm: bool,
     /// ENCODING and OPCODE bits of the word.
     template: u64,
     /// Registers of SBASE (0, 2 or 4) as a mask at register 0 (shifted
@@ -393,7 +399,8 @@ struct OpPlan {
 }
 
 fn plans(gen: SmemGen) -> &'static [OpPlan] {
-    static PLANS: [OnceLock<Vec<OpPlan>>; 6] = [const { OnceLock::new() }; 6];
+    static PLANS: [OnceLock<Vec<OpPlan>>; SmemGen::ALL.len()] =
+        [const { OnceLock::new() }; SmemGen::ALL.len()];
     // In class order (stable), so that a stream's opcodes group by class
     // without sorting.
     PLANS[gen as usize].get_or_init(|| {
@@ -440,15 +447,10 @@ fn plan(gen: SmemGen, op: &'static OpInfo) -> OpPlan {
         mods: forms::modifier_sets(gen, c)
             .into_iter()
             .map(|m| {
-                let (glc, dlc, th, scope) = m;
-                let probe = Instruction {
-                    glc,
-                    dlc,
-                    th,
-                    scope,
-                    ..Instruction::new(gen, op, 0, 0, Offset::None)
-                };
-                (m, encode_rest(&probe))
+                (
+                    m,
+                    encode_rest(&m.apply(Instruction::new(gen, op, 0, 0, Offset::None))),
+                )
             })
             .collect(),
         store,
@@ -457,7 +459,8 @@ fn plan(gen: SmemGen, op: &'static OpInfo) -> OpPlan {
         dword,
         nonnegative: gen != SmemGen::Gfx8
             && matches!(c, Class::Load | Class::Store | Class::Atomic),
-        imm_max: if gen == SmemGen::Gfx12 { 31 } else { 127 },
+        imm_max: if gen.is_gfx12() { 31 } else { 127 },
+        scale_needs_imm: gen.has_scale_offset(c) && matches!(op.ext, Ext::I8 | Ext::U8),
         template: (u64::from(gen.encoding()) << 26)
             | (u64::from(op.opcode) << gen.opcode_field().0),
         base_m: reg_mask(
@@ -503,7 +506,13 @@ fn encode_rest(i: &Instruction) -> u64 {
         w |= 1 << b;
     }
     w |= (u64::from(i.th) << 23) | (u64::from(i.scope) << 21);
-    let imm_mask: u64 = if gen == SmemGen::Gfx12 {
+    if let (true, Some(b)) = (i.nv, gen.nv_bit()) {
+        w |= 1 << b;
+    }
+    if let (true, Some(b)) = (i.scale_offset, gen.scale_offset_bit()) {
+        w |= 1 << b;
+    }
+    let imm_mask: u64 = if gen.is_gfx12() {
         (1 << 24) - 1
     } else {
         (1 << 21) - 1
@@ -574,7 +583,8 @@ struct Validity {
 }
 
 fn validity(gen: SmemGen) -> &'static Validity {
-    static VALIDITY: [OnceLock<Validity>; 6] = [const { OnceLock::new() }; 6];
+    static VALIDITY: [OnceLock<Validity>; SmemGen::ALL.len()] =
+        [const { OnceLock::new() }; SmemGen::ALL.len()];
     VALIDITY[gen as usize].get_or_init(|| {
         let pre_rdna = !gen.is_rdna();
         // GFX8/GFX9 tuples of SGPRs stop at s101: llvm-mc-19 rejects
@@ -820,7 +830,8 @@ impl Src {
 /// family and setting (eight settings in all) rather than per stream,
 /// which made stream setup a tenth of code object generation.
 fn usable_plans(gen: SmemGen, cfg: &Config) -> &'static [Usable] {
-    static CACHE: [[OnceLock<Vec<Usable>>; 8]; 6] = [const { [const { OnceLock::new() }; 8] }; 6];
+    static CACHE: [[OnceLock<Vec<Usable>>; 8]; SmemGen::ALL.len()] =
+        [const { [const { OnceLock::new() }; 8] }; SmemGen::ALL.len()];
     let sgpr_offsets = cfg.smem_sgpr_offsets;
     let soffset = sgpr_offsets && !cfg.rebuildable_only;
     let all_mods = cfg.smem_modifiers;
@@ -884,7 +895,7 @@ fn usable_plans(gen: SmemGen, cfg: &Config) -> &'static [Usable] {
                 mods,
                 range: (if p.nonnegative { lo.max(0) } else { lo }, hi),
                 align: if p.dword { 4 } else { 1 },
-                nonzero: gen.is_rdna() && gen != SmemGen::Gfx12,
+                nonzero: gen.is_rdna() && !gen.is_gfx12(),
                 m0_only: gen == SmemGen::Gfx8 && matches!(c, Class::Store | Class::BufferStore),
             });
         }
@@ -1212,16 +1223,16 @@ fn draw_instruction(
     let o = uo.u;
     let p = o.plan;
     let op = p.op;
-    let offset = o
-        .offsets
-        .get(sel(r, 1, o.n_offsets))
-        .copied()
-        .unwrap_or(OffsetForm::None);
-    let ((glc, dlc, th, scope), mod_bits) = o
+    let (mods, mod_bits) = o
         .mods
         .get(sel(r, 2, o.mods.len()))
         .copied()
         .unwrap_or_default();
+    let glc = mods.glc;
+    let offset = match o.offsets.get(sel(r, 1, o.n_offsets)).copied() {
+        Some(OffsetForm::SgprImm) if p.scale_needs_imm && mods.scale_offset => OffsetForm::Imm,
+        f => f.unwrap_or(OffsetForm::None),
+    };
     // Operands from per-opcode candidate lists, without branching on the
     // class (the class changes at random from one instruction to the
     // next, so branches on it would mostly mispredict).
@@ -1233,7 +1244,7 @@ fn draw_instruction(
     let kind = (r >> 48) as u8;
     let x = (r >> 96) as u32;
     let (range, align) = (o.range, o.align);
-    let imm_mask: u64 = if gen == SmemGen::Gfx12 {
+    let imm_mask: u64 = if gen.is_gfx12() {
         (1 << 24) - 1
     } else {
         (1 << 21) - 1
@@ -1295,17 +1306,7 @@ fn draw_instruction(
             Offset::SgprImm { sgpr, imm }
         }
     };
-    let i = Instruction {
-        gen,
-        op,
-        sdata,
-        sbase,
-        offset,
-        glc,
-        dlc,
-        th,
-        scope,
-    };
+    let i = mods.apply(Instruction::new(gen, op, sdata, sbase, offset));
     let live = !null_slots(gen);
     (i, word, (reads & live, writes & live))
 }
@@ -1464,7 +1465,9 @@ pub fn constrained_srd_dword3(gen: SmemGen) -> u32 {
         // FORMAT 32_FLOAT (22) at 18:12, RESOURCE_LEVEL at 24,
         // OOB_SELECT raw (3) at 29:28.
         SmemGen::Gfx10_1 | SmemGen::Gfx10_3 => dst_sel | 22 << 12 | 1 << 24 | 3 << 28,
-        SmemGen::Gfx11 | SmemGen::Gfx12 => dst_sel | 22 << 12 | 3 << 28,
+        // GFX12.5: assumed as GFX12 (no GFX12.5 driver source at hand);
+        // only the hardware replay's probes use the value.
+        SmemGen::Gfx11 | SmemGen::Gfx12 | SmemGen::Gfx12_5 => dst_sel | 22 << 12 | 3 << 28,
     }
 }
 
@@ -1659,7 +1662,7 @@ pub fn arbitrary_constrained_stream(
             continue;
         }
         let mods: Vec<ModSet> = if atomic {
-            p.mods.iter().copied().filter(|m| !m.0 .1).collect()
+            p.mods.iter().copied().filter(|m| !m.0.dlc).collect()
         } else {
             p.mods.iter().take(1).copied().collect()
         };
@@ -1704,8 +1707,8 @@ pub fn arbitrary_constrained_stream(
         };
         let p: &OpPlan = p;
         let c = p.op.class;
-        let ((glc, dlc, th, scope), _) =
-            mods.get(sel(r, 2, mods.len())).copied().unwrap_or_default();
+        let (m, _) = mods.get(sel(r, 2, mods.len())).copied().unwrap_or_default();
+        let glc = m.glc;
         let sdata = pick(r, 3, sdata_list);
         let (size, align) = access_size(p.op);
         let base = if c.has_sbase() {
@@ -1771,13 +1774,7 @@ pub fn arbitrary_constrained_stream(
             OffsetForm::None | OffsetForm::Soffset => Some(Offset::None),
         };
         let Some(offset) = offset else { continue };
-        let i = Instruction {
-            glc,
-            dlc,
-            th,
-            scope,
-            ..Instruction::new(gen, p.op, sdata, sbase, offset)
-        };
+        let i = m.apply(Instruction::new(gen, p.op, sdata, sbase, offset));
         let Ok(word) = smem::encode(&i) else { continue };
         let mut reads = at(p.base_m, sbase) | at(p.read_m, sdata);
         if let Offset::Sgpr(reg) | Offset::SgprImm { sgpr: reg, .. } = offset {

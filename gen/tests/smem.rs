@@ -557,7 +557,7 @@ fn kernels_embed_streams() {
         }
     }
     assert!(with_stream > 300, "{with_stream} kernels with streams");
-    assert_eq!(families.len(), 6, "every SMEM family embedded");
+    assert_eq!(families.len(), 7, "every SMEM family embedded");
 }
 
 #[test]

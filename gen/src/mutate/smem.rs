@@ -62,7 +62,7 @@ const INVALID: &Rule = &oracle::smem::exec::INVALID_INSTRUCTION;
 pub(super) static MUTATORS: &[Mutator] = &[
     Mutator {
         rule: &oracle::smem::SDATA_IMMEDIATE,
-        how: "GFX12: a probe or prefetch immediate above 31",
+        how: "GFX12, GFX12.5: a probe or prefetch immediate above 31",
         also: &[INVALID],
         asm: MutantAsm::Rebuilds,
         apply: smem_sdata_immediate,
@@ -196,13 +196,23 @@ pub(super) static MUTATORS: &[Mutator] = &[
 ];
 
 /// SMEM rules no mutation of a generated object breaks, with the reason.
-pub(super) static UNMUTABLE: &[(&Rule, &str)] = &[(
-    &oracle::smem::ENCODING,
-    "no kernel code can break it: the code-level check (hsaco_oracle::smem::code) takes a kernel \
-     word for SMEM by its ENCODING field (bits 31:26), so a word with another encoding is another, \
-     opaque instruction, never an SMEM word with a bad encoding; only callers that hand the decoder \
-     a word as SMEM reach the rule (`hsaco-conform smem decode`, the smem_roundtrip fuzz target)",
-)];
+pub(super) static UNMUTABLE: &[(&Rule, &str)] = &[
+    (
+        &oracle::smem::ENCODING,
+        "no kernel code can break it: the code-level check (hsaco_oracle::smem::code) takes a kernel \
+         word for SMEM by its ENCODING field (bits 31:26), so a word with another encoding is another, \
+         opaque instruction, never an SMEM word with a bad encoding; only callers that hand the decoder \
+         a word as SMEM reach the rule (`hsaco-conform smem decode`, the smem_roundtrip fuzz target)",
+    ),
+    (
+        &oracle::smem::exec::SCALE_OFFSET_BYTE_LOAD,
+        "no kernel code can break it: the rule needs a nonzero SGPR offset, and in the code-level \
+         check every register starts at 0 and GFX12.5 has no SMEM instruction that makes another \
+         value (loads read never-written memory, which is 0; no stores, atomics or time counters); \
+         only an executor given initial registers reaches it (the replay's SMEM probes, \
+         hsaco_oracle::smem::exec tests)",
+    ),
+];
 
 // ---------------------------------------------------------------------------
 // Preparation.
@@ -556,8 +566,10 @@ fn zero_offset(gen: SmemGen, op: &OpInfo) -> Offset {
     }
 }
 
-/// A valid instruction of `op` on fresh registers with offset 0 (cache
-/// policy clear, SDATA immediate 0), or `None` when registers run out.
+/// A valid instruction of `op` on fresh registers with offset 0 (GLC,
+/// DLC, th and scope clear, SDATA immediate 0; on GFX12.5 `nv` and
+/// `scale_offset` drawn where the opcode takes them), or `None` when
+/// registers run out.
 fn build(
     p: &mut Prep,
     u: &mut Unstructured<'_>,
@@ -569,13 +581,18 @@ fn build(
     let Some(sbase) = p.alloc_base(u, op)? else {
         return Ok(None);
     };
-    Ok(Some(Instruction::new(
-        p.gen,
-        op,
-        sdata,
-        sbase,
-        zero_offset(p.gen, op),
-    )))
+    let gen = p.gen;
+    let c = op.class;
+    let i = Instruction::new(gen, op, sdata, sbase, zero_offset(gen, op));
+    // Only families with the modifiers draw them, so that the draws (and
+    // mutants) of the others stay what they were.
+    let nv = gen.has_nv(c) && u.arbitrary::<bool>()?;
+    let scale_offset = gen.has_scale_offset(c) && u.arbitrary::<bool>()?;
+    Ok(Some(Instruction {
+        nv,
+        scale_offset,
+        ..i
+    }))
 }
 
 /// A stream instruction satisfying `pred` (as a tail copy), or else one
@@ -630,27 +647,33 @@ fn smem_opcode(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
 
 /// Bits no instruction of class `c` uses on `gen` (the decoder ignores
 /// them): GFX8 13-15, GFX9 13 and 15 (NV), GFX10 13, 15 and 17 (no IMM),
-/// GFX11 15-17, GFX12 19, 20 and 25; above the 21-bit (GFX12 24-bit)
-/// immediate where there is an offset, and all of 32-63 where there is
-/// none; GFX12 th/scope on everything but loads.
+/// GFX11 15-17, GFX12 and GFX12.5 19, 20 and 25; above the 21-bit (GFX12
+/// 24-bit) immediate where there is an offset, and all of 32-63 where
+/// there is none; GFX12 th/scope on everything but loads. GFX12.5 uses
+/// bit 20 (NV) on loads and bit 56 (SCALE_OFFSET) on non-buffer loads.
 fn unused_bits(gen: SmemGen, c: Class) -> Vec<u32> {
     let mut v: Vec<u32> = match gen {
         SmemGen::Gfx8 => vec![13, 14, 15],
         SmemGen::Gfx9 => vec![13, 15],
         SmemGen::Gfx10_1 | SmemGen::Gfx10_3 => vec![13, 15, 17],
         SmemGen::Gfx11 => vec![15, 16, 17],
-        SmemGen::Gfx12 => vec![19, 20, 25],
+        SmemGen::Gfx12 | SmemGen::Gfx12_5 => vec![19, 20, 25],
     };
     if !c.has_offset() {
         v.extend(32..64);
-    } else if gen == SmemGen::Gfx12 {
+    } else if gen.is_gfx12() {
         v.push(56);
     } else if gen.is_rdna() {
         v.extend(53..57);
     }
-    if gen == SmemGen::Gfx12 && !matches!(c, Class::Load | Class::BufferLoad) {
+    if gen.is_gfx12() && !matches!(c, Class::Load | Class::BufferLoad) {
         v.extend(21..25);
     }
+    let used = [
+        gen.nv_bit().filter(|_| gen.has_nv(c)),
+        gen.scale_offset_bit().filter(|_| gen.has_scale_offset(c)),
+    ];
+    v.retain(|b| !used.contains(&Some(*b)));
     v
 }
 
@@ -739,7 +762,7 @@ fn smem_cpol_unsupported(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
 /// A probe or prefetch immediate of 32-127 (GFX12), in a stream word or
 /// a tail probe.
 fn smem_sdata_immediate(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
-    if SmemGen::for_target(c.t) != Some(SmemGen::Gfx12) {
+    if !SmemGen::for_target(c.t).is_some_and(SmemGen::is_gfx12) {
         return Ok(None);
     }
     let Some(mut p) = prepare(c, u)? else {
@@ -931,7 +954,7 @@ fn smem_offset_buffer_negative(c: &Ctx<'_>, u: &mut Unstructured<'_>) -> R {
     let Some(gen) = SmemGen::for_target(c.t) else {
         return Ok(None);
     };
-    if matches!(gen, SmemGen::Gfx8 | SmemGen::Gfx12) {
+    if gen == SmemGen::Gfx8 || gen.is_gfx12() {
         return Ok(None);
     }
     with_prep(c, u, |p, u| {

@@ -64,7 +64,7 @@ pub const MAX_TOTAL_CODE: u64 = 8 << 20;
 #[inline]
 pub fn endpgm_word(gen: SmemGen) -> u32 {
     match gen {
-        SmemGen::Gfx11 | SmemGen::Gfx12 => 0xbfb0_0000,
+        SmemGen::Gfx11 | SmemGen::Gfx12 | SmemGen::Gfx12_5 => 0xbfb0_0000,
         _ => 0xbf81_0000,
     }
 }
@@ -78,7 +78,7 @@ pub fn max_wait(gen: SmemGen) -> u8 {
     match gen {
         SmemGen::Gfx8 | SmemGen::Gfx9 => 14,
         SmemGen::Gfx10_1 | SmemGen::Gfx10_3 | SmemGen::Gfx11 => 62,
-        SmemGen::Gfx12 => 30,
+        SmemGen::Gfx12 | SmemGen::Gfx12_5 => 30,
     }
 }
 
@@ -86,7 +86,8 @@ pub fn max_wait(gen: SmemGen) -> u8 {
 /// maximum (no wait on them), or GFX12 `s_wait_kmcnt n`; `n` is masked to
 /// the field. Checked with `llvm-mc-19 -show-encoding`: gfx803
 /// `0xbf8c007f | n << 8`, gfx900/gfx1010 `0xbf8cc07f | n << 8`, gfx1100
-/// `0xbf89fc07 | n << 4`, gfx1200 `0xbfc70000 | n`.
+/// `0xbf89fc07 | n << 4`, gfx1200 `0xbfc70000 | n` (llvm-mc-22: the same
+/// on gfx1250, as are `s_endpgm` and the 5-bit count).
 #[inline]
 pub fn wait_word(gen: SmemGen, n: u8) -> u32 {
     let n = u32::from(n);
@@ -95,7 +96,7 @@ pub fn wait_word(gen: SmemGen, n: u8) -> u32 {
         SmemGen::Gfx9 => 0xbf8c_c07f | (n & 0xf) << 8,
         SmemGen::Gfx10_1 | SmemGen::Gfx10_3 => 0xbf8c_c07f | (n & 0x3f) << 8,
         SmemGen::Gfx11 => 0xbf89_fc07 | (n & 0x3f) << 4,
-        SmemGen::Gfx12 => 0xbfc7_0000 | (n & 0xff),
+        SmemGen::Gfx12 | SmemGen::Gfx12_5 => 0xbfc7_0000 | (n & 0xff),
     }
 }
 
@@ -107,7 +108,7 @@ pub fn decode_wait(gen: SmemGen, word: u32) -> Option<u8> {
     let n = match gen {
         SmemGen::Gfx8 | SmemGen::Gfx9 | SmemGen::Gfx10_1 | SmemGen::Gfx10_3 => (word >> 8) & 0x3f,
         SmemGen::Gfx11 => (word >> 4) & 0x3f,
-        SmemGen::Gfx12 => word & 0xff,
+        SmemGen::Gfx12 | SmemGen::Gfx12_5 => word & 0xff,
     } as u8;
     (n <= max_wait(gen) && wait_word(gen, n) == word).then_some(n)
 }

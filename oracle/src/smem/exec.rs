@@ -25,6 +25,21 @@
 //! - **Scratch** (`S_SCRATCH_*`, seed): SBASE pair + immediate +
 //!   64 × SGPR offset, low bits cleared per component; an immediate-only
 //!   form has SGPR offset 0.
+//! - **Scaled offsets** (GFX12.5 `scale_offset`, non-buffer loads): the
+//!   SGPR offset is multiplied by the access size in bytes (2 for
+//!   `s_load_i16`/`u16`, 4 × the dwords otherwise, 12 for `s_load_b96`),
+//!   as a 64-bit value, before it is added. Source: LLVM 22's instruction
+//!   selection (PR 150078, "Select scale_offset with SMEM instructions":
+//!   the offset must be a multiple of the load's byte size); `llc-22
+//!   -mcpu=gfx1250` selects `sN offset:0x0 scale_offset` for `p[i]` with
+//!   `i` a zero-extended 32-bit index for 2-, 4-, 8-, 12-, 16-, 32- and
+//!   64-byte loads, and not for a sign-extended index or an element size
+//!   other than the access size (docs/errata.md SMEM 19). LLVM never
+//!   selects it for byte loads (`s_load_i8`/`u8`) and no source says what
+//!   the hardware does there: such a load with a nonzero SGPR offset is
+//!   outside the model (`smem.scale_offset.byte_load`, destination
+//!   opaque), never predicted. `nv` (GFX12.5) is a cache hint, like
+//!   th/scope, and changes no result.
 //! - **Buffers** (`S_BUFFER_*`): base = resource dwords 0–1 bits 47:0,
 //!   range limit = dword 2 (NUM_RECORDS) as a byte count. The seed defines
 //!   no range check; the model makes each unit (dword, or the sub-dword
@@ -105,6 +120,9 @@ crate::declare_rules! {
     BUFFER_STRIDE = (Warning, "smem.buffer.stride",
         "The model range-checks S_BUFFER_* accesses against NUM_RECORDS as a byte count and ignores the stride; a resource with a nonzero stride (dword 1 bits 29:16) is outside the model.",
         "gcn-smem-instructions.md: S_BUFFER_LOAD_DWORD (no range check defined)");
+    SCALE_OFFSET_BYTE_LOAD = (Warning, "smem.scale_offset.byte_load",
+        "A GFX12.5 byte load (s_load_i8, s_load_u8) with scale_offset and a nonzero SGPR offset is outside the model: LLVM scales the SGPR offset by the access size but never selects scale_offset for byte loads, and no source says how the hardware scales them, so the stream is not predicted.",
+        "PR llvm/llvm-project#150078 (Select scale_offset with SMEM instructions); llc-22 -mcpu=gfx1250; docs/errata.md SMEM 19");
     INVALID_INSTRUCTION = (Error, "smem.exec.invalid_instruction",
         "Every executed SMEM instruction is a valid instruction of the machine's generation: its opcode is in that generation's table and its operands are in their register classes (an SMEM write to M0 or EXEC can hang the GPU).",
         "SMInstructions.td (SReg_32_XM0_XEXEC destinations); smem/mod.rs encode");
@@ -986,11 +1004,37 @@ impl Machine {
                 );
             }
         }
-        let sgpr_off = oreg.map_or(0, |r| self.reg(u16::from(r)));
+        let raw_off = oreg.map_or(0, |r| self.reg(u16::from(r)));
+        // GFX12.5 scale_offset: the SGPR offset counts in access sizes
+        // (None: a byte load, whose scaling no source gives).
+        let scale = if i.scale_offset {
+            match sem {
+                Semantics::Load { ext, .. } if ext.bytes(op.width) >= 2 => {
+                    Some(u64::from(ext.bytes(op.width)))
+                }
+                _ => None,
+            }
+        } else {
+            Some(1)
+        };
+        let sgpr_off = match scale {
+            Some(k) => u64::from(raw_off) * k,
+            None if raw_off == 0 => 0,
+            None => {
+                self.violate(
+                    &SCALE_OFFSET_BYTE_LOAD,
+                    format!(
+                        "{} with scale_offset and SGPR offset {raw_off}: scaling not modelled",
+                        op.mnemonic
+                    ),
+                );
+                0
+            }
+        };
         if self.gen != SmemGen::Gfx8
             && matches!(c, Class::Load | Class::Store | Class::Atomic)
             && imm < 0
-            && imm + i64::from(sgpr_off) < 0
+            && imm + (sgpr_off as i64) < 0
         {
             self.violate(
                 &NEGATIVE_OFFSET,
@@ -1017,6 +1061,10 @@ impl Machine {
         }
 
         self.execute(i, sem, imm, sgpr_off);
+        if scale.is_none() && raw_off != 0 {
+            // No prediction: what the load returned is unknown.
+            self.opaque |= writes;
+        }
 
         if writes != 0 {
             for (r, p) in self.pending.iter_mut().enumerate() {
@@ -1050,14 +1098,14 @@ impl Machine {
         i: &Instruction,
         space: Space,
         imm: i64,
-        sgpr_off: u32,
+        sgpr_off: u64,
         exact: bool,
     ) -> Access {
         let sbase = u16::from(i.sbase);
         let clear = |v: u64| if exact { v } else { v & !3 };
         let imm_bits = imm as u64;
         let mut unaligned = !exact && (imm_bits & 3 != 0 || sgpr_off & 3 != 0);
-        let off = clear(u64::from(sgpr_off));
+        let off = clear(sgpr_off);
         let acc = match space {
             Space::Global | Space::Scratch => {
                 let base =
@@ -1126,7 +1174,7 @@ impl Machine {
         u64::from_le_bytes(b)
     }
 
-    fn execute(&mut self, i: &Instruction, sem: Semantics, imm: i64, sgpr_off: u32) {
+    fn execute(&mut self, i: &Instruction, sem: Semantics, imm: i64, sgpr_off: u64) {
         let op = i.op;
         let sdata = u16::from(i.sdata);
         let width = u64::from(op.width);

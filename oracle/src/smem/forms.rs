@@ -1,6 +1,7 @@
 //! Instruction forms: every opcode × offset form × modifier set a family
 //! can encode. The generators draw instruction shapes from this list and
-//! `tests/smem_llvm.rs` assembles every one of them with `llvm-mc-19`, so
+//! `tests/smem_llvm.rs` assembles every one of them with `llvm-mc-19`
+//! (GFX12.5's: `tests/smem_gfx1250_llvm.rs`, with `llvm-mc-22`), so
 //! whatever the generators emit has been checked against LLVM.
 
 use super::{Class, Instruction, Offset, OpInfo, SmemGen};
@@ -46,9 +47,69 @@ pub struct Form {
     pub th: u8,
     /// GFX12 scope.
     pub scope: u8,
+    /// GFX12.5 `nv`.
+    pub nv: bool,
+    /// GFX12.5 `scale_offset`.
+    pub scale_offset: bool,
+}
+
+/// One set of cache-policy and addressing modifiers an instruction takes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Modifiers {
+    /// GLC (GFX8–GFX11).
+    pub glc: bool,
+    /// DLC (GFX10, GFX11).
+    pub dlc: bool,
+    /// GFX12 temporal hint.
+    pub th: u8,
+    /// GFX12 scope.
+    pub scope: u8,
+    /// GFX12.5 `nv`.
+    pub nv: bool,
+    /// GFX12.5 `scale_offset`.
+    pub scale_offset: bool,
+}
+
+impl Modifiers {
+    /// `i` with these modifiers.
+    pub fn apply(self, i: Instruction) -> Instruction {
+        Instruction {
+            glc: self.glc,
+            dlc: self.dlc,
+            th: self.th,
+            scope: self.scope,
+            nv: self.nv,
+            scale_offset: self.scale_offset,
+            ..i
+        }
+    }
+
+    /// The modifiers of `i`.
+    pub fn of(i: &Instruction) -> Modifiers {
+        Modifiers {
+            glc: i.glc,
+            dlc: i.dlc,
+            th: i.th,
+            scope: i.scope,
+            nv: i.nv,
+            scale_offset: i.scale_offset,
+        }
+    }
 }
 
 impl Form {
+    /// The form's modifiers.
+    pub fn modifiers(&self) -> Modifiers {
+        Modifiers {
+            glc: self.glc,
+            dlc: self.dlc,
+            th: self.th,
+            scope: self.scope,
+            nv: self.nv,
+            scale_offset: self.scale_offset,
+        }
+    }
+
     /// The instruction of this form with the given operands; `reg` and
     /// `imm` feed the offset as the form needs them.
     pub fn instruction(&self, sdata: u8, sbase: u8, reg: u8, imm: i32) -> Instruction {
@@ -59,13 +120,8 @@ impl Form {
             OffsetForm::SgprImm => Offset::SgprImm { sgpr: reg, imm },
             OffsetForm::Soffset => Offset::Soffset(reg),
         };
-        Instruction {
-            glc: self.glc,
-            dlc: self.dlc,
-            th: self.th,
-            scope: self.scope,
-            ..Instruction::new(self.gen, self.op, sdata, sbase, offset)
-        }
+        self.modifiers()
+            .apply(Instruction::new(self.gen, self.op, sdata, sbase, offset))
     }
 }
 
@@ -80,23 +136,45 @@ pub fn offset_forms(gen: SmemGen, c: Class) -> &'static [OffsetForm] {
         SmemGen::Gfx9 => &[Imm, Sgpr, SgprImm, Soffset],
         SmemGen::Gfx10_1 | SmemGen::Gfx10_3 | SmemGen::Gfx11 => &[Imm, Sgpr, SgprImm],
         // Prefetches always name SOFFSET (null when unused).
-        SmemGen::Gfx12 if c.prefetch() => &[SgprImm],
-        SmemGen::Gfx12 => &[Imm, SgprImm],
+        SmemGen::Gfx12 | SmemGen::Gfx12_5 if c.prefetch() => &[SgprImm],
+        SmemGen::Gfx12 | SmemGen::Gfx12_5 => &[Imm, SgprImm],
     }
 }
 
-/// The modifier sets (glc, dlc, th, scope) an instruction of class `c`
-/// takes on `gen`.
-pub fn modifier_sets(gen: SmemGen, c: Class) -> Vec<(bool, bool, u8, u8)> {
-    let mut mods = vec![(false, false, 0, 0)];
-    if gen == SmemGen::Gfx12 {
+/// The modifier sets an instruction of class `c` takes on `gen`, the empty
+/// set first.
+pub fn modifier_sets(gen: SmemGen, c: Class) -> Vec<Modifiers> {
+    let none = Modifiers::default();
+    let mut mods = vec![none];
+    if gen.is_gfx12() {
         if matches!(c, Class::Load | Class::BufferLoad) {
-            mods = (0..16u8).map(|k| (false, false, k >> 2, k & 3)).collect();
+            mods = (0..16u8)
+                .map(|k| Modifiers {
+                    th: k >> 2,
+                    scope: k & 3,
+                    ..none
+                })
+                .collect();
+        }
+        if gen.has_nv(c) {
+            let with: Vec<Modifiers> = mods.iter().map(|m| Modifiers { nv: true, ..*m }).collect();
+            mods.extend(with);
+        }
+        if gen.has_scale_offset(c) {
+            let with: Vec<Modifiers> = mods
+                .iter()
+                .map(|m| Modifiers {
+                    scale_offset: true,
+                    ..*m
+                })
+                .collect();
+            mods.extend(with);
         }
     } else if c.has_glc() {
-        mods.push((true, false, 0, 0));
+        let glc = |glc, dlc| Modifiers { glc, dlc, ..none };
+        mods.push(glc(true, false));
         if gen.dlc_bit().is_some() {
-            mods.extend([(false, true, 0, 0), (true, true, 0, 0)]);
+            mods.extend([glc(false, true), glc(true, true)]);
         }
     }
     mods
@@ -107,15 +185,17 @@ pub fn forms(gen: SmemGen) -> Vec<Form> {
     let mut v = Vec::new();
     for op in gen.table() {
         for &offset in offset_forms(gen, op.class) {
-            for (glc, dlc, th, scope) in modifier_sets(gen, op.class) {
+            for m in modifier_sets(gen, op.class) {
                 v.push(Form {
                     gen,
                     op,
                     offset,
-                    glc,
-                    dlc,
-                    th,
-                    scope,
+                    glc: m.glc,
+                    dlc: m.dlc,
+                    th: m.th,
+                    scope: m.scope,
+                    nv: m.nv,
+                    scale_offset: m.scale_offset,
                 });
             }
         }

@@ -1,9 +1,11 @@
-//! SMEM (scalar memory) instructions of GFX8 to GFX12: opcode tables,
-//! decode with a verdict, encode, and text exactly as `llvm-mc-19` prints.
+//! SMEM (scalar memory) instructions of GFX8 to GFX12.5: opcode tables,
+//! decode with a verdict, encode, and text exactly as `llvm-mc-19` prints
+//! (GFX12.5, which LLVM 19 does not know: as `llvm-mc-22` prints).
 //!
 //! Scope: the 64-bit SMEM encodings of GFX8 (gfx801–gfx810), GFX9
 //! (gfx900–gfx950), GFX10 (gfx1010–gfx1013 with scalar stores and atomics,
-//! gfx1030 and later without), GFX11 and GFX12.
+//! gfx1030 and later without), GFX11, GFX12 and GFX12.5 (gfx1250,
+//! gfx1251: GFX12's opcodes plus the `nv` and `scale_offset` modifiers).
 //!
 //! LLVM's disassembler accepts many words whose operands lie outside the
 //! register class (it prints them with a comment, rounded down, or as
@@ -104,6 +106,11 @@ pub enum SmemGen {
     /// (24:23) instead of GLC/DLC, 24-bit signed offset, sub-dword and
     /// 96-bit loads, prefetches.
     Gfx12,
+    /// GFX12.5 (gfx1250, gfx1251): GFX12's layout and opcodes, plus NV
+    /// ([`SmemGen::nv_bit`]) on loads and SCALE_OFFSET
+    /// ([`SmemGen::scale_offset_bit`]) on non-buffer loads (llvm-mc-22;
+    /// docs/errata.md SMEM 18).
+    Gfx12_5,
 }
 
 impl SmemGen {
@@ -117,6 +124,7 @@ impl SmemGen {
             }
             Generation::Gfx10 => Some(Self::Gfx10_3),
             Generation::Gfx11 => Some(Self::Gfx11),
+            Generation::Gfx12 if t.is_gfx12_5() => Some(Self::Gfx12_5),
             Generation::Gfx12 => Some(Self::Gfx12),
             _ => None,
         }
@@ -125,17 +133,23 @@ impl SmemGen {
     pub fn is_gfx10(self) -> bool {
         matches!(self, Self::Gfx10_1 | Self::Gfx10_3)
     }
-    /// True for the GFX10–GFX12 layout: no IMM/SOE, SOFFSET always
+    /// True for the GFX10–GFX12.5 layout: no IMM/SOE, SOFFSET always
     /// present (null when unused).
     pub fn is_rdna(self) -> bool {
         matches!(
             self,
-            Self::Gfx10_1 | Self::Gfx10_3 | Self::Gfx11 | Self::Gfx12
+            Self::Gfx10_1 | Self::Gfx10_3 | Self::Gfx11 | Self::Gfx12 | Self::Gfx12_5
         )
+    }
+    /// True for the GFX12 layout (GFX12 and GFX12.5): opcode at bits
+    /// 18:13, th/scope instead of GLC/DLC, a 24-bit offset, 5-bit probe
+    /// and prefetch immediates.
+    pub fn is_gfx12(self) -> bool {
+        matches!(self, Self::Gfx12 | Self::Gfx12_5)
     }
     /// Register number of `null`.
     pub fn null(self) -> u8 {
-        if matches!(self, Self::Gfx11 | Self::Gfx12) {
+        if matches!(self, Self::Gfx11 | Self::Gfx12 | Self::Gfx12_5) {
             124
         } else {
             125
@@ -143,7 +157,7 @@ impl SmemGen {
     }
     /// Register number of `m0`.
     pub fn m0(self) -> u8 {
-        if matches!(self, Self::Gfx11 | Self::Gfx12) {
+        if matches!(self, Self::Gfx11 | Self::Gfx12 | Self::Gfx12_5) {
             125
         } else {
             124
@@ -154,7 +168,7 @@ impl SmemGen {
         match self {
             Self::Gfx8 | Self::Gfx9 | Self::Gfx10_1 | Self::Gfx10_3 => Some(16),
             Self::Gfx11 => Some(14),
-            Self::Gfx12 => None,
+            Self::Gfx12 | Self::Gfx12_5 => None,
         }
     }
     /// Bit position of DLC (GFX10 and GFX11 only).
@@ -162,12 +176,47 @@ impl SmemGen {
         match self {
             Self::Gfx10_1 | Self::Gfx10_3 => Some(14),
             Self::Gfx11 => Some(13),
-            Self::Gfx8 | Self::Gfx9 | Self::Gfx12 => None,
+            Self::Gfx8 | Self::Gfx9 | Self::Gfx12 | Self::Gfx12_5 => None,
         }
+    }
+    /// Bit position of NV, the non-volatile hint (GFX12.5 only:
+    /// `s_load_b32 s4, s[2:3], 0x10 nv` is
+    /// `[0x01,0x01,0x10,0xf4,0x10,0x00,0x00,0xf8]` with llvm-mc-22
+    /// -mcpu=gfx1250). [`SmemGen::has_nv`] says which instructions take it.
+    pub fn nv_bit(self) -> Option<u32> {
+        match self {
+            Self::Gfx12_5 => Some(20),
+            _ => None,
+        }
+    }
+    /// Bit position of SCALE_OFFSET (GFX12.5 only: `s_load_b32 s4, s[2:3],
+    /// s5 offset:0x10 scale_offset` is
+    /// `[0x01,0x01,0x00,0xf4,0x10,0x00,0x00,0x0b]` with llvm-mc-22
+    /// -mcpu=gfx1250). [`SmemGen::has_scale_offset`] says which
+    /// instructions take it.
+    pub fn scale_offset_bit(self) -> Option<u32> {
+        match self {
+            Self::Gfx12_5 => Some(56),
+            _ => None,
+        }
+    }
+    /// True when instructions of class `c` take `nv` on this family: loads
+    /// and buffer loads of GFX12.5 (llvm-mc-22 -mcpu=gfx1250 refuses it
+    /// on probes, prefetches and `s_dcache_inv`, "invalid operand for
+    /// instruction", and its disassembler ignores the bit there).
+    pub fn has_nv(self, c: Class) -> bool {
+        self.nv_bit().is_some() && matches!(c, Class::Load | Class::BufferLoad)
+    }
+    /// True when instructions of class `c` take `scale_offset` on this
+    /// family: non-buffer loads of GFX12.5 (llvm-mc-22 -mcpu=gfx1250
+    /// refuses it on `s_buffer_load_*`, "scale_offset is not supported for
+    /// this instruction", and on probes and prefetches).
+    pub fn has_scale_offset(self, c: Class) -> bool {
+        self.scale_offset_bit().is_some() && c == Class::Load
     }
     /// The OPCODE field's position and width.
     pub fn opcode_field(self) -> (u32, u32) {
-        if self == Self::Gfx12 {
+        if self.is_gfx12() {
             (13, 6)
         } else {
             (18, 8)
@@ -179,8 +228,8 @@ impl SmemGen {
     /// 23-bit unsigned (LLVM 22; LLVM 19 took them signed: errata SMEM 11).
     pub fn offset_range(self, c: Class) -> (i32, i32) {
         match self {
-            Self::Gfx12 if c.buffer_base() => (0, (1 << 23) - 1),
-            Self::Gfx12 => (-(1 << 23), (1 << 23) - 1),
+            Self::Gfx12 | Self::Gfx12_5 if c.buffer_base() => (0, (1 << 23) - 1),
+            Self::Gfx12 | Self::Gfx12_5 => (-(1 << 23), (1 << 23) - 1),
             Self::Gfx8 => (0, (1 << 20) - 1),
             _ if c.buffer_base() => (0, (1 << 20) - 1),
             _ => (-(1 << 20), (1 << 20) - 1),
@@ -202,7 +251,7 @@ impl SmemGen {
             Self::Gfx10_1 => table::GFX10_1,
             Self::Gfx10_3 => table::GFX10_3,
             Self::Gfx11 => table::GFX11,
-            Self::Gfx12 => table::GFX12,
+            Self::Gfx12 | Self::Gfx12_5 => table::GFX12,
         }
     }
     /// Looks up an opcode.
@@ -214,7 +263,8 @@ impl SmemGen {
     /// searches the opcode table nor walks the register-class rules.
     fn tables(self) -> &'static GenTables {
         use std::sync::OnceLock;
-        static TABLES: [OnceLock<GenTables>; 6] = [const { OnceLock::new() }; 6];
+        static TABLES: [OnceLock<GenTables>; SmemGen::ALL.len()] =
+            [const { OnceLock::new() }; SmemGen::ALL.len()];
         TABLES[self as usize].get_or_init(|| {
             let mut t = GenTables {
                 index: [255; 256],
@@ -260,13 +310,22 @@ impl SmemGen {
             used |= self.glc_bit().map_or(0, |b| mask(b, 1));
             used |= self.dlc_bit().map_or(0, |b| mask(b, 1));
         }
-        let cpol = self == Self::Gfx12 && matches!(c, Class::Load | Class::BufferLoad);
+        let cpol = self.is_gfx12() && matches!(c, Class::Load | Class::BufferLoad);
         if cpol {
             used |= mask(21, 4);
         }
+        let nv_mask = match self.nv_bit() {
+            Some(b) if self.has_nv(c) => mask(b, 1),
+            _ => 0,
+        };
+        let scale_mask = match self.scale_offset_bit() {
+            Some(b) if self.has_scale_offset(c) => mask(b, 1),
+            _ => 0,
+        };
+        used |= nv_mask | scale_mask;
         let sdata_valid = if c.has_sdata_regs() {
             t.sdata_ok.get(usize::from(op.width)).copied().unwrap_or(0)
-        } else if c.has_sdata_imm() && self == Self::Gfx12 {
+        } else if c.has_sdata_imm() && self.is_gfx12() {
             (1 << 32) - 1
         } else {
             u128::MAX
@@ -290,6 +349,8 @@ impl SmemGen {
             sbase_keep: if c.has_sbase() { 0x7e } else { 0 },
             glc_on: u64::from(glc),
             cpol_on: u64::from(cpol),
+            nv_mask,
+            scale_mask,
             sdata_valid,
             base_valid,
             forbidden,
@@ -298,13 +359,14 @@ impl SmemGen {
         }
     }
     /// Every family, oldest first.
-    pub const ALL: [SmemGen; 6] = [
+    pub const ALL: [SmemGen; 7] = [
         Self::Gfx8,
         Self::Gfx9,
         Self::Gfx10_1,
         Self::Gfx10_3,
         Self::Gfx11,
         Self::Gfx12,
+        Self::Gfx12_5,
     ];
     /// Looks up a mnemonic (LLVM 19 spelling).
     pub fn op_by_name(self, name: &str) -> Option<&'static OpInfo> {
@@ -355,6 +417,11 @@ struct Plan {
     glc_on: u64,
     /// 1 when GFX12 th/scope apply.
     cpol_on: u64,
+    /// The NV bit when the instruction takes `nv` (GFX12.5), else 0.
+    nv_mask: u64,
+    /// The SCALE_OFFSET bit when the instruction takes `scale_offset`
+    /// (GFX12.5), else 0.
+    scale_mask: u64,
     /// Bit `v` set when SDATA `v` is allowed (all set when unconstrained).
     sdata_valid: u128,
     /// Bit `v` set when SBASE `v` is allowed (all set when unread).
@@ -375,6 +442,8 @@ const NO_PLAN: Plan = Plan {
     sbase_keep: 0,
     glc_on: 0,
     cpol_on: 0,
+    nv_mask: 0,
+    scale_mask: 0,
     sdata_valid: 0,
     base_valid: 0,
     forbidden: 0,
@@ -445,6 +514,13 @@ pub struct Instruction {
     pub th: u8,
     /// GFX12 scope (`scope:`, 0–3) of loads; 0 elsewhere.
     pub scope: u8,
+    /// GFX12.5 `nv` (non-volatile) of loads and buffer loads
+    /// ([`SmemGen::has_nv`]); false elsewhere.
+    pub nv: bool,
+    /// GFX12.5 `scale_offset` of non-buffer loads
+    /// ([`SmemGen::has_scale_offset`]): the SGPR offset counts in units of
+    /// the access size (see [`exec`]); false elsewhere.
+    pub scale_offset: bool,
 }
 
 impl Instruction {
@@ -460,6 +536,8 @@ impl Instruction {
             dlc: false,
             th: 0,
             scope: 0,
+            nv: false,
+            scale_offset: false,
         }
     }
 }
@@ -579,6 +657,10 @@ pub enum EncodeError {
     Dlc,
     /// GFX12 `th`/`scope` on an instruction without them, or above 3.
     Cpol,
+    /// `nv` on an instruction or family without it.
+    Nv,
+    /// `scale_offset` on an instruction or family without it.
+    ScaleOffset,
 }
 
 impl fmt::Display for EncodeError {
@@ -593,6 +675,8 @@ impl fmt::Display for EncodeError {
             Self::Glc => f.write_str("glc not allowed"),
             Self::Dlc => f.write_str("dlc not allowed"),
             Self::Cpol => f.write_str("th/scope not allowed"),
+            Self::Nv => f.write_str("nv not allowed"),
+            Self::ScaleOffset => f.write_str("scale_offset not allowed"),
         }
     }
 }
@@ -801,7 +885,7 @@ impl fmt::Display for Instruction {
                 write!(f, "{}", Imm(v))?;
             }
             // GFX12 always prints the immediate next to a register.
-            (Offset::Sgpr(r) | Offset::Soffset(r), SmemGen::Gfx12) => {
+            (Offset::Sgpr(r) | Offset::Soffset(r), SmemGen::Gfx12 | SmemGen::Gfx12_5) => {
                 next(f)?;
                 write!(f, "{} offset:0x0", single_name(gen, r))?;
             }
@@ -813,6 +897,11 @@ impl fmt::Display for Instruction {
                 next(f)?;
                 write!(f, "{} offset:{}", single_name(gen, sgpr), Imm(imm))?;
             }
+        }
+        // llvm-mc-22 (gfx1250) prints `scale_offset` right after the
+        // offset and `nv` after th/scope, whatever order the source had.
+        if self.scale_offset {
+            f.write_str(" scale_offset")?;
         }
         if self.glc {
             f.write_str(" glc")?;
@@ -836,6 +925,9 @@ impl fmt::Display for Instruction {
                 3 => " scope:SCOPE_SYS",
                 _ => " scope:<bad>",
             })?;
+        }
+        if self.nv {
+            f.write_str(" nv")?;
         }
         Ok(())
     }
@@ -892,7 +984,7 @@ pub fn decode(gen: SmemGen, word: u64) -> Decoded {
     let soffset = field(word, 57, 7) as u8;
     let (mut glc, mut dlc, mut th, mut scope) = (false, false, 0, 0);
     let offset = match gen {
-        SmemGen::Gfx12 => {
+        SmemGen::Gfx12 | SmemGen::Gfx12_5 => {
             th = (field(word, 23, 2) & (p.cpol_on * 3)) as u8;
             scope = (field(word, 21, 2) & (p.cpol_on * 3)) as u8;
             if !p.has_offset {
@@ -979,6 +1071,8 @@ pub fn decode(gen: SmemGen, word: u64) -> Decoded {
         dlc,
         th,
         scope,
+        nv: word & p.nv_mask != 0,
+        scale_offset: word & p.scale_mask != 0,
     };
     let regs_ok = ((p.sdata_valid >> sdata) & (p.base_valid >> sbase) & 1) == 1;
     let (offset_reg, imm) = match offset {
@@ -1038,8 +1132,8 @@ fn decode_reference(gen: SmemGen, word: u64) -> Decoded {
     let Some(op) = gen.table().get(usize::from(t.index[usize::from(opcode)])) else {
         return invalid(InvalidReason::Opcode(opcode));
     };
-    if gen == SmemGen::Gfx12 {
-        return decode_gfx12(t, word, opcode, op);
+    if gen.is_gfx12() {
+        return decode_gfx12(gen, t, word, opcode, op);
     }
     let c = op.class;
     let gfx10 = gen.is_rdna();
@@ -1124,6 +1218,8 @@ fn decode_reference(gen: SmemGen, word: u64) -> Decoded {
         dlc,
         th: 0,
         scope: 0,
+        nv: false,
+        scale_offset: false,
     };
     // GFX8/GFX9 fix IMM to 0 where there is no offset; GFX10 has no IMM.
     let offset_reg = match offset {
@@ -1159,11 +1255,17 @@ fn decode_reference(gen: SmemGen, word: u64) -> Decoded {
     }
 }
 
-/// GFX12: fields at their own positions; LLVM ignores bits 20:19, 25 and
-/// 56, and th/scope on everything but loads.
+/// GFX12 and GFX12.5: fields at their own positions; LLVM ignores bits
+/// 20:19, 25 and 56, and th/scope on everything but loads, except that
+/// GFX12.5 loads take NV and non-buffer loads SCALE_OFFSET.
 #[cfg(test)]
-fn decode_gfx12(t: &GenTables, word: u64, opcode: u8, op: &'static OpInfo) -> Decoded {
-    let gen = SmemGen::Gfx12;
+fn decode_gfx12(
+    gen: SmemGen,
+    t: &GenTables,
+    word: u64,
+    opcode: u8,
+    op: &'static OpInfo,
+) -> Decoded {
     let c = op.class;
     let mut used = mask(26, 6) | mask(13, 6);
     let sdata = if c.has_sdata_regs() || c.has_sdata_imm() {
@@ -1184,6 +1286,15 @@ fn decode_gfx12(t: &GenTables, word: u64, opcode: u8, op: &'static OpInfo) -> De
     } else {
         (0, 0)
     };
+    let mut modifier = |on: bool, bit: Option<u32>| match bit {
+        Some(b) if on => {
+            used |= mask(b, 1);
+            field(word, b, 1) == 1
+        }
+        _ => false,
+    };
+    let nv = modifier(gen.has_nv(c), gen.nv_bit());
+    let scale_offset = modifier(gen.has_scale_offset(c), gen.scale_offset_bit());
     let offset = if c.has_offset() {
         used |= mask(32, 24) | mask(57, 7);
         let imm = sext(field(word, 32, 24), 24);
@@ -1206,6 +1317,8 @@ fn decode_gfx12(t: &GenTables, word: u64, opcode: u8, op: &'static OpInfo) -> De
         dlc: false,
         th,
         scope,
+        nv,
+        scale_offset,
     };
     let verdict = if c.has_sdata_regs() && !t.sdata_ok(sdata, op.width) {
         Verdict::Invalid(InvalidReason::SdataRegister(sdata))
@@ -1257,7 +1370,7 @@ pub fn encode(i: &Instruction) -> Result<u64, EncodeError> {
         }
         w |= u64::from(i.sdata) << 6;
     } else if c.has_sdata_imm() {
-        let max = if gen == SmemGen::Gfx12 { 31 } else { 127 };
+        let max = if gen.is_gfx12() { 31 } else { 127 };
         if i.sdata > max {
             return Err(EncodeError::Sdata(i.sdata));
         }
@@ -1283,13 +1396,25 @@ pub fn encode(i: &Instruction) -> Result<u64, EncodeError> {
     }
     if i.th != 0 || i.scope != 0 {
         let loads = matches!(c, Class::Load | Class::BufferLoad);
-        if gen != SmemGen::Gfx12 || !loads || i.th > 3 || i.scope > 3 {
+        if !gen.is_gfx12() || !loads || i.th > 3 || i.scope > 3 {
             return Err(EncodeError::Cpol);
         }
         w |= (u64::from(i.th) << 23) | (u64::from(i.scope) << 21);
     }
+    if i.nv {
+        match gen.nv_bit() {
+            Some(b) if gen.has_nv(c) => w |= 1 << b,
+            _ => return Err(EncodeError::Nv),
+        }
+    }
+    if i.scale_offset {
+        match gen.scale_offset_bit() {
+            Some(b) if gen.has_scale_offset(c) => w |= 1 << b,
+            _ => return Err(EncodeError::ScaleOffset),
+        }
+    }
     let (lo, hi) = gen.offset_range(c);
-    let imm_bits = if gen == SmemGen::Gfx12 { 24 } else { 21 };
+    let imm_bits = if gen.is_gfx12() { 24 } else { 21 };
     let check_imm = |v: i32| -> Result<u64, EncodeError> {
         if (lo..=hi).contains(&v) {
             Ok(u64::from(v as u32) & ((1 << imm_bits) - 1))
@@ -1328,3 +1453,6 @@ pub fn encode(i: &Instruction) -> Result<u64, EncodeError> {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod gfx12_5_tests;

@@ -23,7 +23,9 @@
 //! * an omitted immediate offset (it defaults to 0), `sN offset:X` on
 //!   GFX9–GFX12, `null offset:X` on GFX10+, `glc`/`dlc` in any order and
 //!   their `no` forms, `noslc`, `noscc` (gfx90a/gfx942), GFX12
-//!   `th:`/`scope:` in any order.
+//!   `th:`/`scope:` in any order, and on GFX12.5 (as `llvm-mc-22
+//!   -mcpu=gfx1250` takes them) `nv`, `scale_offset`, `nonv` and
+//!   `noscale_offset` among them in any order.
 //!
 //! What `llvm-mc-19` rejects, `parse` rejects, with the column of the
 //! problem. `parse` also rejects a few texts that LLVM accepts but
@@ -66,7 +68,9 @@ use parser::*;
 /// Which LLVM release's assembler and disassembler syntax to follow.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Dialect {
-    /// `llvm-mc-19` (Debian 19.1.7): the syntax `Display` prints.
+    /// `llvm-mc-19` (Debian 19.1.7): the syntax `Display` prints. On
+    /// GFX12.5, which LLVM 19 does not know, `llvm-mc-22`'s (Debian
+    /// 22.1.8), which adds `nv`, `scale_offset` and their `no` forms.
     Llvm19,
     /// `llvm-mc-14` (Debian 14.0.6), which knows GFX8 to GFX10 only.
     Llvm14,
@@ -237,7 +241,7 @@ impl fmt::Display for ParseErrorKind {
             K::UnknownMnemonic(m) => write!(f, "unknown SMEM mnemonic `{m}`"),
             K::NotOnGeneration(m) => write!(f, "`{m}` is not an instruction of this generation"),
             K::GenerationNotInDialect => {
-                f.write_str("LLVM 14 does not know this generation (GFX11, GFX12)")
+                f.write_str("LLVM 14 does not know this generation (GFX11, GFX12, GFX12.5)")
             }
             K::VariantSuffix(s) => write!(f, "SMEM instructions have no `{s}` variant"),
             K::Expected(what) => write!(f, "expected {what}"),

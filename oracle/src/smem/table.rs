@@ -413,7 +413,9 @@ pub static GFX11: &[OpInfo] = &[
 
 /// GFX12 (gfx1200, gfx1201): opcode field at bits 18:13, `_b96` loads,
 /// sub-dword loads, prefetches; no time or write-back instructions
-/// (llvm-mc-19 -mcpu=gfx1200 --disassemble of every opcode).
+/// (llvm-mc-19 -mcpu=gfx1200 --disassemble of every opcode). GFX12.5
+/// (gfx1250, gfx1251) has the same 28 opcodes and mnemonics (llvm-mc-22
+/// --disassemble of all 64 opcode values on gfx1200, gfx1250 and gfx1251).
 pub static GFX12: &[OpInfo] = &[
     op("s_load_b32", 0, 1, Load),
     op("s_load_b64", 1, 2, Load),

@@ -39,6 +39,15 @@ pub(super) const CPOL_WORDS: &[&str] = &[
     "nt", "nont",
 ];
 
+/// GFX12.5 modifiers and their `no` forms, with the modifier each stands
+/// for (llvm-mc-22 -mcpu=gfx1250 counts `nv` and `nonv` as one modifier).
+pub(super) const GFX12_5_WORDS: &[(&str, &str)] = &[
+    ("nv", "nv"),
+    ("nonv", "nv"),
+    ("scale_offset", "scale_offset"),
+    ("noscale_offset", "scale_offset"),
+];
+
 /// Special register names that exist in LLVM but that no SMEM operand
 /// takes (their numbers do not fit the 7-bit fields).
 pub(super) const UNUSABLE_SPECIALS: &[&str] = &[
@@ -95,6 +104,8 @@ pub(super) struct Operands {
     pub(super) dlc: bool,
     pub(super) th: u8,
     pub(super) scope: u8,
+    pub(super) nv: bool,
+    pub(super) scale_offset: bool,
 }
 
 impl<'a> Parser<'a> {
@@ -196,7 +207,7 @@ impl<'a> Parser<'a> {
         let base = lower.strip_suffix("_e32").unwrap_or(&lower);
         let gen = self.gen;
         let alias = || {
-            matches!(gen, SmemGen::Gfx11 | SmemGen::Gfx12)
+            matches!(gen, SmemGen::Gfx11 | SmemGen::Gfx12 | SmemGen::Gfx12_5)
                 .then(|| LOAD_ALIASES.iter().find(|(old, _)| *old == base))
                 .flatten()
                 .and_then(|(_, new)| gen.op_by_name(new))
@@ -264,8 +275,9 @@ impl<'a> Parser<'a> {
     pub(super) fn at_modifier(&self) -> bool {
         match (self.tok(), self.tok_at(1)) {
             // GFX12 has no `scc` modifier: LLVM reads it as the register.
-            (Tok::Ident("scc"), _) if self.gen == SmemGen::Gfx12 => false,
+            (Tok::Ident("scc"), _) if self.gen.is_gfx12() => false,
             (Tok::Ident(w), _) if CPOL_WORDS.contains(&w) => true,
+            (Tok::Ident(w), _) if self.gfx12_5_modifier(w).is_some() => true,
             (Tok::Ident(w), Tok::Punct(Punct::Colon)) => w != "offset",
             _ => false,
         }
@@ -354,7 +366,7 @@ impl<'a> Parser<'a> {
 
     pub(super) fn sdata_imm(&mut self, op: &OpInfo) -> Result<u8, ParseError> {
         let (v, start) = self.immediate()?;
-        let max = if self.gen == SmemGen::Gfx12 { 31 } else { 127 };
+        let max = if self.gen.is_gfx12() { 31 } else { 127 };
         let what = if op.class.prefetch() {
             "prefetch length"
         } else {
@@ -662,6 +674,19 @@ impl<'a> Parser<'a> {
         Ok(Reg { hw, width, start })
     }
 
+    /// The modifier a GFX12.5 word (`nv`, `nonv`, `scale_offset`,
+    /// `noscale_offset`) stands for, on a family that has them.
+    pub(super) fn gfx12_5_modifier(&self, w: &str) -> Option<&'static str> {
+        let gen = self.gen;
+        if gen.nv_bit().is_none() && gen.scale_offset_bit().is_none() {
+            return None;
+        }
+        GFX12_5_WORDS
+            .iter()
+            .find(|(word, _)| *word == w)
+            .map(|(_, key)| *key)
+    }
+
     /// Cache-policy modifiers after the operands.
     pub(super) fn modifiers(&mut self, op: &OpInfo, o: &mut Operands) -> Result<(), ParseError> {
         let mut seen: Vec<&'static str> = Vec::new();
@@ -673,10 +698,33 @@ impl<'a> Parser<'a> {
             let start = self.pos();
             let Tok::Ident(w) = self.tok() else { break };
             let named = self.tok_at(1) == Tok::Punct(Punct::Colon);
-            if !(CPOL_WORDS.contains(&w) || (named && matches!(w, "th" | "scope"))) {
+            let gfx12_5 = self.gfx12_5_modifier(w).filter(|_| !named);
+            if !(CPOL_WORDS.contains(&w)
+                || (named && matches!(w, "th" | "scope"))
+                || gfx12_5.is_some())
+            {
                 break;
             }
-            if gen == SmemGen::Gfx12 {
+            if let Some(key) = gfx12_5 {
+                // llvm-mc-22 takes these (and their `no` forms) wherever
+                // the instruction has cache-policy modifiers, but
+                // `scale_offset` itself only where it applies ("not
+                // supported for this instruction" on buffer loads).
+                let allowed = gen.has_nv(c) && (w != "scale_offset" || gen.has_scale_offset(c));
+                if !allowed {
+                    return self.err(ParseErrorKind::Modifier(w.to_owned()));
+                }
+                if seen.contains(&key) {
+                    return self.err(ParseErrorKind::DuplicateModifier(w.to_owned()));
+                }
+                seen.push(key);
+                match w {
+                    "nv" => o.nv = true,
+                    "scale_offset" => o.scale_offset = true,
+                    _ => {}
+                }
+                self.bump();
+            } else if gen.is_gfx12() {
                 if !named || !matches!(c, Class::Load | Class::BufferLoad) {
                     return self.err(ParseErrorKind::Modifier(w.to_owned()));
                 }
@@ -938,9 +986,7 @@ impl<'a> Parser<'a> {
             _ if !c.has_offset() => Offset::None,
             None => Offset::Imm(0),
             Some(OffsetText::Imm(v, at)) => Offset::Imm(check(v, at)?),
-            Some(OffsetText::Reg(r)) if gen == SmemGen::Gfx12 => {
-                Offset::SgprImm { sgpr: r, imm: 0 }
-            }
+            Some(OffsetText::Reg(r)) if gen.is_gfx12() => Offset::SgprImm { sgpr: r, imm: 0 },
             Some(OffsetText::Reg(r)) => Offset::Sgpr(r),
             Some(OffsetText::RegImm(r, v, at)) => {
                 let imm = check(v, at)?;
@@ -967,6 +1013,8 @@ impl<'a> Parser<'a> {
             dlc: o.dlc,
             th: o.th,
             scope: o.scope,
+            nv: o.nv,
+            scale_offset: o.scale_offset,
         };
         let word = encode(&i).or_else(|e| self.err_at(start, ParseErrorKind::Encode(e)))?;
         let d = decode(gen, word);
