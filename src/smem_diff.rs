@@ -28,9 +28,10 @@ use hsaco_oracle::smem::{
 use serde::{Deserialize, Serialize};
 
 /// The processors the differential runs by default: one per SMEM family
-/// (GFX8, GFX9, gfx90a, gfx1010, gfx1030, GFX11, GFX12).
-pub const DEFAULT_TARGETS: [&str; 7] = [
-    "gfx803", "gfx900", "gfx90a", "gfx1010", "gfx1030", "gfx1100", "gfx1200",
+/// (GFX8, GFX9, gfx90a, gfx1010, gfx1030, GFX11, GFX12, GFX12.5). LLVM
+/// releases that predate one are not comparable there.
+pub const DEFAULT_TARGETS: [&str; 8] = [
+    "gfx803", "gfx900", "gfx90a", "gfx1010", "gfx1030", "gfx1100", "gfx1200", "gfx1250",
 ];
 
 /// The processor named by `name` (a processor, an alias or a target ID
