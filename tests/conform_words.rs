@@ -78,7 +78,7 @@ fn corpus() -> Vec<(String, String, u32, Vec<u8>)> {
         ));
     }
     v.sort();
-    assert_eq!(v.len(), 11, "eleven reproducers in {}", dir.display());
+    assert_eq!(v.len(), 12, "twelve reproducers in {}", dir.display());
     v
 }
 
@@ -464,7 +464,7 @@ fn llvm22_crashes_are_known_once_stored() {
         .into_iter()
         .filter(|(_, _, v, _)| *v == 22)
         .collect();
-    assert_eq!(llvm22.len(), 5);
+    assert_eq!(llvm22.len(), 6);
     for (name, cpu, _, bytes) in &llvm22 {
         assert!(
             crashes_llvm_mc(&mc22, cpu, bytes),

@@ -76,7 +76,8 @@ pub struct KnownCrash {
 /// leaves undefined: the printer jumps through a table with it (a wild
 /// jump, SIGSEGV), in every version. The fourth is LLVM 22 failing to
 /// print its own error for a MUBUF/MTBUF SOFFSET of 0xff (the literal
-/// code); the same failure when the input ends before an instruction's
+/// code); the fifth LLVM 22 printing a literal SSRC0 of a GFX12 barrier
+/// instruction; the same failure when the input ends before an instruction's
 /// literal is [`PAST_END`], which takes a decode to recognise.
 pub const KNOWN_CRASHES: &[KnownCrash] = &[
     KnownCrash {
@@ -98,6 +99,11 @@ pub const KNOWN_CRASHES: &[KnownCrash] = &[
         name: "buffer-soffset-literal",
         versions: 22..=22,
         matches: buffer_soffset_literal,
+    },
+    KnownCrash {
+        name: "barrier-literal",
+        versions: 22..=22,
+        matches: barrier_literal,
     },
 ];
 
@@ -131,6 +137,22 @@ fn buffer_soffset_literal(cpu: &str, b: &[u8; 16]) -> bool {
         Some(SmemGen::Gfx8 | SmemGen::Gfx9 | SmemGen::Gfx10_1 | SmemGen::Gfx10_3 | SmemGen::Gfx11)
     ) && matches!(word & 0xfc00_0000, 0xe000_0000 | 0xe800_0000)
         && word >> 56 == 0xff
+}
+
+/// GFX12 SOP1 word (bits 31:23 = 0x17d) of a barrier instruction
+/// (opcodes 0x4e-0x52; on GFX12.5 also 0x57, s_wakeup_barrier) with
+/// SSRC0 (bits 7:0) = 0xff, a literal. Checked with `llvm-mc-22
+/// --disassemble` on gfx1200, gfx1201, gfx12-generic, gfx1250 and
+/// gfx1251; gfx1100 and gfx1150 decode the same words.
+fn barrier_literal(cpu: &str, b: &[u8; 16]) -> bool {
+    let word = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+    let gen = family(cpu);
+    let op = (word >> 8) & 0xff;
+    let barrier = (0x4e..=0x52).contains(&op) || (op == 0x57 && gen == Some(SmemGen::Gfx12_5));
+    matches!(gen, Some(SmemGen::Gfx12 | SmemGen::Gfx12_5))
+        && word & 0xff80_0000 == 0xbe80_0000
+        && word & 0xff == 0xff
+        && barrier
 }
 
 /// The VALU encodings with an SDWA form.
