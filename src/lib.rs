@@ -11,6 +11,7 @@
 pub mod args;
 pub mod conform;
 pub mod files;
+pub mod isa_diff;
 pub mod measure;
 pub mod output;
 pub mod peers;

@@ -26,6 +26,7 @@
 
 pub mod config;
 pub mod emit;
+pub mod isa;
 pub mod kd;
 pub mod metadata;
 pub mod mutate;

@@ -23,6 +23,7 @@ pub mod dispatch;
 pub mod elf;
 mod fasthash;
 pub mod hex;
+pub mod isa;
 pub mod kd;
 pub mod kernel_code;
 pub mod layout;
